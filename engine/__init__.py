@@ -1,0 +1,47 @@
+"""Rules core, search and network of an AlphaZero-style engine for Go and Gomoku.
+
+The public surface of the rules core::
+
+    from engine import Rules, Game, Position, Color
+    game = Game(Rules.go(9, "chinese"))
+    game.play(gtp_to_action("E5", 9))
+
+Importing ``engine`` loads the compiled rules core lazily: nothing heavy is
+imported until an attribute is used, so ``engine --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "Rules", "Game", "Move", "Position", "Color", "Outcome",
+    "IllegalMoveError", "InvalidVertexError", "RulesError", "SGFError", "EngineError",
+    "gtp_to_action", "action_to_gtp", "sgf_to_action", "action_to_sgf",
+]
+
+_HOMES = {
+    "Rules": "engine.rules",
+    "Game": "engine.game",
+    "Move": "engine.game",
+    "Position": "engine.position",
+    "Color": "engine.types",
+    "Outcome": "engine.types",
+    "IllegalMoveError": "engine.types",
+    "InvalidVertexError": "engine.types",
+    "RulesError": "engine.types",
+    "SGFError": "engine.types",
+    "EngineError": "engine.types",
+    "gtp_to_action": "engine.coords",
+    "action_to_gtp": "engine.coords",
+    "sgf_to_action": "engine.coords",
+    "action_to_sgf": "engine.coords",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -1,0 +1,210 @@
+"""``Game``: a Position plus its history, superko, undo, handicap and the result.
+
+Every move goes through :meth:`Game.play`, which checks it completely (simple
+ko, positional or situational superko, renju) and raises
+:class:`~engine.types.IllegalMoveError` with the reason, changing nothing.
+``play`` honours the colour it is given, so moves out of turn are fine (GTP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engine.board import LEGAL, TO_PLAY
+from engine.coords import action_to_gtp
+from engine.go import go_hash_after
+from engine.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
+from engine.rules import Rules
+from engine.scoring import ownership, score
+from engine.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
+
+__all__ = ["Game", "Move"]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of a game record: who played which action (``N*N`` is pass)."""
+
+    color: Color
+    action: int
+
+
+@njit(cache=True)
+def _hashes_after(cells, info, zobrist, W, points, color, out):
+    for i in range(points.shape[0]):
+        out[i] = go_hash_after(cells, info, zobrist, W, points[i], color)
+
+
+class Game:
+    """A game under ``rules``: setup (handicap, SGF), moves, undo, outcome."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.position = Position(rules)
+        self.moves: list[Move] = []
+        self.setup_stones: list[Move] = []
+        self.handicap = 0
+        self.resigned: Color | None = None
+        self._start = self.position.copy()
+        self._seen: list[int] = [self._superko_key(self.position)]
+        self._seen_set: set[int] = set(self._seen)
+
+    # --------------------------------------------------------------- queries
+    @property
+    def to_play(self) -> Color:
+        return self.position.to_play
+
+    @property
+    def is_over(self) -> bool:
+        return self.resigned is not None or self.position.is_over
+
+    def copy(self) -> "Game":
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.position = self.position.copy()
+        other.moves = list(self.moves)
+        other.setup_stones = list(self.setup_stones)
+        other.handicap = self.handicap
+        other.resigned = self.resigned
+        other._start = self._start.copy()
+        other._seen = list(self._seen)
+        other._seen_set = set(self._seen_set)
+        return other
+
+    def _superko_key(self, position: Position) -> int:
+        """Positional superko compares stones; situational also the side to move."""
+        key = position.hash
+        if self.rules.ko == "situational" and position.info[TO_PLAY] == WHITE:
+            key ^= int(position.geo.zobrist[0, 0])
+        return key
+
+    def check(self, action: int, color: int | None = None) -> int:
+        """``LEGAL`` (0) or the reason code (see ``engine.position.REASONS``) for a move."""
+        color = int(self.position.to_play if color is None else color)
+        if self.resigned is not None:
+            return GAME_OVER
+        verdict = self.position.check(action, color)
+        if verdict != LEGAL or self.rules.game != "go" or self.rules.ko == "simple":
+            return verdict
+        if action == self.rules.pass_action:
+            return LEGAL
+        geo = self.position.geo
+        point = int(geo.action_point[action])
+        after = go_hash_after(self.position.cells, self.position.info, geo.zobrist, geo.width, point, color)
+        if self.rules.ko == "situational" and color == BLACK:
+            after ^= int(geo.zobrist[0, 0])  # white moves next
+        return SUPERKO if after in self._seen_set else LEGAL
+
+    def is_legal(self, action: int, color: int | None = None) -> bool:
+        return self.check(action, color) == LEGAL
+
+    def legal_mask(self, color: int | None = None) -> np.ndarray:
+        """``bool[N*N + 1]`` of the legal actions, superko included."""
+        color = int(self.position.to_play if color is None else color)
+        if self.resigned is not None:
+            return np.zeros(self.rules.num_actions, dtype=np.bool_)
+        mask = self.position.legal_mask(color)
+        if self.rules.game == "go" and self.rules.ko != "simple" and mask.any():
+            geo = self.position.geo
+            actions = np.flatnonzero(mask[:-1])
+            after = np.empty(actions.shape[0], dtype=np.int64)
+            _hashes_after(self.position.cells, self.position.info, geo.zobrist, geo.width,
+                          geo.action_point[actions], color, after)
+            if self.rules.ko == "situational" and color == BLACK:
+                after ^= geo.zobrist[0, 0]
+            mask[actions[np.isin(after, np.fromiter(self._seen_set, np.int64))]] = False
+        return mask
+
+    # ----------------------------------------------------------------- moves
+    def play(self, action: int, color: int | None = None) -> None:
+        """Play a checked move for ``color`` (default: the side to move)."""
+        color = Color(self.position.to_play if color is None else color)
+        verdict = self.check(action, color)
+        if verdict != LEGAL:
+            raise IllegalMoveError(self._name(action), REASONS[verdict])
+        self.position.play_unchecked(action, color)
+        self.moves.append(Move(color, int(action)))
+        self._remember(self.position)
+
+    def _name(self, action: int) -> str:
+        try:
+            return action_to_gtp(action, self.rules.size)
+        except EngineError:
+            return str(action)
+
+    def _remember(self, position: Position) -> None:
+        key = self._superko_key(position)
+        self._seen.append(key)
+        self._seen_set.add(key)
+
+    def undo(self) -> Move:
+        """Take back the last move; the state is rebuilt exactly as it was."""
+        if not self.moves:
+            raise EngineError("cannot undo: no moves")
+        last = self.moves.pop()
+        self._seen.pop()
+        self._seen_set = set(self._seen)
+        self.resigned = None
+        self.position = self._start.copy()
+        for move in self.moves:
+            self.position.play_unchecked(move.action, move.color)
+        return last
+
+    def resign(self, color: int) -> None:
+        """``color`` resigns; the game is over."""
+        self.resigned = Color(color)
+
+    # ----------------------------------------------------------------- setup
+    def setup(self, black: Iterable[int] = (), white: Iterable[int] = (), empty: Iterable[int] = (),
+              to_play: int | None = None) -> None:
+        """Add or remove stones before the first move (SGF AB / AW / AE, free handicap)."""
+        if self.moves:
+            raise EngineError("setup stones can only be placed before the first move")
+        board = self.position.board().copy().reshape(-1)
+        for color, actions in ((BLACK, black), (WHITE, white), (0, empty)):
+            for action in actions:
+                if not 0 <= action < self.rules.num_points:
+                    raise IllegalMoveError(str(action), REASONS[OFF_BOARD])
+                board[action] = color
+        next_color = self.position.to_play if to_play is None else Color(to_play)
+        self.position = Position.from_board(self.rules, board.reshape(self.rules.size, self.rules.size),
+                                            next_color)
+        self.setup_stones = [Move(Color(int(c)), int(a)) for a, c in enumerate(board) if c]
+        self._start = self.position.copy()
+        self._seen = [self._superko_key(self.position)]
+        self._seen_set = set(self._seen)
+
+    def place_handicap(self, actions: Sequence[int]) -> None:
+        """Black's handicap stones (fixed or free); white moves next."""
+        if len(set(actions)) != len(actions) or len(actions) < 2:
+            raise EngineError("a handicap is at least two distinct points")
+        if self.position.board().any():
+            raise EngineError("handicap stones go on an empty board")
+        self.setup(black=actions, to_play=WHITE)
+        self.handicap = len(actions)
+
+    # ---------------------------------------------------------------- result
+    def score(self, dead: Iterable[int] = ()) -> float:
+        """Black's lead (komi included) under the rules' scoring, ``dead`` stones removed first."""
+        if self.rules.game != "go":
+            raise EngineError("only Go games are scored by points")
+        position = self.position
+        return score(position.cells, position.info, self.rules.size, self.rules.komi, self.rules.scoring, dead)
+
+    def ownership(self, dead: Iterable[int] = ()) -> np.ndarray:
+        """``int8[N*N]`` owner of each point under area counting, ``dead`` removed."""
+        return ownership(self.position.cells, self.rules.size, dead)
+
+    def outcome(self, dead: Iterable[int] = ()) -> Outcome | None:
+        """The result once the game is over (resignation, two passes, cap, five, full board)."""
+        if self.resigned is not None:
+            return Outcome(self.resigned.opponent, None, "resign")
+        if not self.position.is_over:
+            return None
+        if self.rules.game == "go":
+            return Outcome.from_lead(self.score(dead))
+        return self.position.outcome()

@@ -1,0 +1,314 @@
+"""Go kernels: legality, playing a move with exact incremental liberties, scoring.
+
+Chains are circular lists (``cells[NEXT]``) with a head (``cells[HEAD]``) that
+holds the chain's exact liberty count and size. Placing a stone decrements
+each distinct neighbouring chain once (the point was a liberty of each);
+removing a captured chain increments each distinct neighbour of every removed
+stone once; merging adds to the larger chain the liberties of the smaller one
+that it did not already have. No flood fill per move.
+
+All functions take the padded board width ``W`` and points, not actions; see
+``engine.board`` for the layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.board import (CAPTURED_BLACK, HASH, HEAD, HISTORY, KO, KO_RECAPTURE, LEGAL, LIBS, MOVES, NEXT,
+                          OCCUPIED, PASS_POINT, PASSES, RING, SIZE, STONES, SUICIDE, TO_PLAY, geometry, put_stone,
+                          record_move)
+from engine.rules import Rules
+from engine.scoring import score
+from engine.types import BLACK, EMPTY, WHITE, Outcome
+
+__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "GoLogic"]
+
+
+@njit(cache=True)
+def _link_new_stone(cells, W, p):
+    """Make the stone at ``p`` a one-stone chain and take ``p`` from its neighbours' liberties."""
+    stones = cells[STONES]
+    head = cells[HEAD]
+    libs = cells[LIBS]
+    head[p] = p
+    cells[NEXT, p] = p
+    cells[SIZE, p] = 1
+    n = 0
+    seen0 = seen1 = seen2 = -1
+    for d in (1, -1, W, -W):
+        q = p + d
+        c = stones[q]
+        if c == EMPTY:
+            n += 1
+        elif c == BLACK or c == WHITE:
+            h = head[q]
+            if h != seen0 and h != seen1 and h != seen2:
+                libs[h] -= 1
+                if seen0 == -1:
+                    seen0 = h
+                elif seen1 == -1:
+                    seen1 = h
+                else:
+                    seen2 = h
+    libs[p] = n
+
+
+@njit(cache=True)
+def _remove_chain(cells, info, zobrist, W, h, color):
+    """Remove the chain headed at ``h``; return its size. Neighbours gain the liberties."""
+    stones = cells[STONES]
+    head = cells[HEAD]
+    nxt = cells[NEXT]
+    libs = cells[LIBS]
+    n = 0
+    s = h
+    while True:
+        stones[s] = EMPTY
+        info[HASH] ^= zobrist[color, s]
+        n += 1
+        s = nxt[s]
+        if s == h:
+            break
+    while True:
+        seen0 = seen1 = seen2 = -1
+        for d in (1, -1, W, -W):
+            q = s + d
+            c = stones[q]
+            if c == BLACK or c == WHITE:
+                hq = head[q]
+                if hq != seen0 and hq != seen1 and hq != seen2:
+                    libs[hq] += 1
+                    if seen0 == -1:
+                        seen0 = hq
+                    elif seen1 == -1:
+                        seen1 = hq
+                    else:
+                        seen2 = hq
+        s = nxt[s]
+        if s == h:
+            break
+    return n
+
+
+@njit(cache=True)
+def _merge_chains(cells, W, big, small):
+    """Merge chain ``small`` into chain ``big`` (both heads), counting new shared liberties once."""
+    stones = cells[STONES]
+    head = cells[HEAD]
+    nxt = cells[NEXT]
+    libs = cells[LIBS]
+    color = stones[big]
+    cells[SIZE, big] += cells[SIZE, small]
+    s = small
+    while True:
+        for d in (1, -1, W, -W):
+            q = s + d
+            if stones[q] == EMPTY:
+                shared = False
+                for e in (1, -1, W, -W):
+                    r = q + e
+                    if stones[r] == color and head[r] == big:
+                        shared = True
+                        break
+                if not shared:
+                    libs[big] += 1
+        head[s] = big
+        s = nxt[s]
+        if s == small:
+            break
+    tmp = nxt[small]
+    nxt[small] = nxt[big]
+    nxt[big] = tmp
+
+
+@njit(cache=True)
+def _join_friends(cells, W, p, color):
+    """Merge the new stone at ``p`` with every friendly neighbouring chain."""
+    stones = cells[STONES]
+    head = cells[HEAD]
+    size = cells[SIZE]
+    for d in (1, -1, W, -W):
+        q = p + d
+        if stones[q] == color:
+            a = head[p]
+            b = head[q]
+            if a != b:
+                if size[a] >= size[b]:
+                    _merge_chains(cells, W, a, b)
+                else:
+                    _merge_chains(cells, W, b, a)
+
+
+@njit(cache=True)
+def go_check(cells, info, W, point, color, suicide_allowed):
+    """Verdict for ``color`` playing at ``point`` under simple ko (superko is the Game's)."""
+    stones = cells[STONES]
+    if stones[point] != EMPTY:
+        return OCCUPIED
+    if point == info[KO] and color == info[TO_PLAY]:
+        return KO_RECAPTURE
+    head = cells[HEAD]
+    libs = cells[LIBS]
+    opp = 3 - color
+    for d in (1, -1, W, -W):
+        q = point + d
+        c = stones[q]
+        if c == EMPTY:
+            return LEGAL
+        if c == color:
+            if libs[head[q]] > 1:
+                return LEGAL
+        elif c == opp:
+            if libs[head[q]] == 1:
+                return LEGAL
+    return LEGAL if suicide_allowed else SUICIDE
+
+
+@njit(cache=True)
+def go_play(cells, info, zobrist, W, point, color):
+    """Play a legal move (``PASS_POINT`` passes); return the number of stones captured.
+
+    Precondition: ``go_check`` said LEGAL. A suicide (where the rules allow it)
+    removes the mover's own chain, which counts as captured by the opponent.
+    """
+    if point == PASS_POINT:
+        info[KO] = 0
+        record_move(cells, info, point, color)
+        return 0
+    stones = cells[STONES]
+    head = cells[HEAD]
+    opp = 3 - color
+    put_stone(cells, info, zobrist, point, color)
+    _link_new_stone(cells, W, point)
+    captured = 0
+    ko = 0
+    for d in (1, -1, W, -W):
+        q = point + d
+        if stones[q] == opp and cells[LIBS, head[q]] == 0:
+            ko = q
+            captured += _remove_chain(cells, info, zobrist, W, head[q], opp)
+    _join_friends(cells, W, point, color)
+    h = head[point]
+    if cells[LIBS, h] == 0:
+        info[CAPTURED_BLACK + color - 1] += _remove_chain(cells, info, zobrist, W, h, color)
+        ko = 0
+    elif captured != 1 or cells[SIZE, h] != 1 or cells[LIBS, h] != 1:
+        ko = 0
+    info[CAPTURED_BLACK + opp - 1] += captured
+    info[KO] = ko
+    record_move(cells, info, point, color)
+    return captured
+
+
+@njit(cache=True)
+def go_place_setup(cells, info, zobrist, W, point, color):
+    """Put a setup stone (handicap, SGF AB/AW) on an empty point: no capture, no move counted."""
+    put_stone(cells, info, zobrist, point, color)
+    _link_new_stone(cells, W, point)
+    _join_friends(cells, W, point, color)
+    info[KO] = 0
+    cells[HISTORY + info[RING], :] = cells[STONES, :]
+
+
+@njit(cache=True)
+def _xor_chain(cells, zobrist, h, color, key):
+    nxt = cells[NEXT]
+    s = h
+    while True:
+        key ^= zobrist[color, s]
+        s = nxt[s]
+        if s == h:
+            break
+    return key
+
+
+@njit(cache=True)
+def go_hash_after(cells, info, zobrist, W, point, color):
+    """The stones-only hash after ``color`` plays a legal move at ``point`` (state unchanged)."""
+    key = info[HASH]
+    if point == PASS_POINT:
+        return key
+    stones = cells[STONES]
+    head = cells[HEAD]
+    libs = cells[LIBS]
+    opp = 3 - color
+    key ^= zobrist[color, point]
+    seen0 = seen1 = seen2 = -1
+    captures = False
+    for d in (1, -1, W, -W):
+        q = point + d
+        if stones[q] == opp:
+            h = head[q]
+            if libs[h] == 1 and h != seen0 and h != seen1 and h != seen2:
+                key = _xor_chain(cells, zobrist, h, opp, key)
+                captures = True
+                if seen0 == -1:
+                    seen0 = h
+                elif seen1 == -1:
+                    seen1 = h
+                else:
+                    seen2 = h
+    if captures:
+        return key
+    for d in (1, -1, W, -W):
+        q = point + d
+        c = stones[q]
+        if c == EMPTY or (c == color and libs[head[q]] > 1):
+            return key
+    # suicide: the new stone and every friendly neighbour chain leave the board
+    key ^= zobrist[color, point]
+    seen0 = seen1 = seen2 = -1
+    for d in (1, -1, W, -W):
+        q = point + d
+        if stones[q] == color:
+            h = head[q]
+            if h != seen0 and h != seen1 and h != seen2:
+                key = _xor_chain(cells, zobrist, h, color, key)
+                if seen0 == -1:
+                    seen0 = h
+                elif seen1 == -1:
+                    seen1 = h
+                else:
+                    seen2 = h
+    return key
+
+
+@njit(cache=True)
+def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
+    """Fill ``mask[A]`` (bool) with the simple-ko legal actions of ``color``; pass is legal."""
+    n = action_point.shape[0]
+    for a in range(n):
+        mask[a] = go_check(cells, info, W, action_point[a], color, suicide_allowed) == LEGAL
+    mask[n] = True
+
+
+class GoLogic:
+    """Go's answers to the questions a Position asks: legality, playing, the end, the result."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.geo = geometry(rules.size)
+        self.suicide = bool(rules.suicide)
+
+    def check(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> int:
+        return go_check(cells, info, self.geo.width, point, color, self.suicide)
+
+    def play(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
+        go_play(cells, info, self.geo.zobrist, self.geo.width, point, color)
+
+    def place(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
+        go_place_setup(cells, info, self.geo.zobrist, self.geo.width, point, color)
+
+    def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
+        go_legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.suicide, mask)
+
+    def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
+        return bool(info[PASSES] >= 2 or info[MOVES] >= self.rules.move_cap)
+
+    def outcome(self, cells: np.ndarray, info: np.ndarray) -> Outcome | None:
+        if not self.is_over(cells, info):
+            return None
+        lead = score(cells, info, self.rules.size, self.rules.komi, self.rules.scoring)
+        return Outcome.from_lead(lead)

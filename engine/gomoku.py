@@ -1,0 +1,224 @@
+"""Gomoku kernels: k in a row under the freestyle, standard and renju variants.
+
+Gomoku shares the board layout, stone placement, hashing and history ring with
+Go (``engine.board``); it keeps no chains. A move wins when the line through
+it reaches the winning length:
+
+* freestyle: k or more in a row;
+* standard: exactly k (an overline is a legal move that does not win);
+* renju: black exactly k; white k or more. Black may not make an overline, a
+  double four or a double three, unless the same move makes exactly five. A
+  three counts only if the point that would make it a straight four is itself
+  legal for black (so "false" double threes are allowed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.board import (FORBIDDEN, LEGAL, MOVES, OCCUPIED, STONES, WINNER, geometry, line_length, put_stone,
+                          record_move)
+from engine.rules import Rules
+from engine.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
+
+__all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
+           "gomoku_legal_mask", "renju_check", "renju_legal_mask", "renju_forbidden", "is_winning_line", "GomokuLogic"]
+
+FREESTYLE, STANDARD, RENJU = 0, 1, 2
+VARIANT_CODES = {"freestyle": FREESTYLE, "standard": STANDARD, "renju": RENJU}
+_MAX_RENJU_DEPTH = 8
+
+
+@njit(cache=True)
+def is_winning_line(length, color, k, variant):
+    """Whether a run of ``length`` stones of ``color`` wins under the variant."""
+    if variant == FREESTYLE or (variant == RENJU and color == WHITE):
+        return length >= k
+    return length == k
+
+
+@njit(cache=True)
+def _straight_four_through(stones, p, d, k):
+    """Whether black has exactly k-1 in a row through ``p`` along ``d`` with two open, exact ends."""
+    ahead = p + d
+    while stones[ahead] == BLACK:
+        ahead += d
+    behind = p - d
+    while stones[behind] == BLACK:
+        behind -= d
+    if (ahead - behind) // d - 1 != k - 1:
+        return False
+    return (stones[ahead] == EMPTY and stones[behind] == EMPTY
+            and stones[ahead + d] != BLACK and stones[behind - d] != BLACK)
+
+
+@njit(cache=True)
+def _count_fours(stones, p, d, k):
+    """Fours through the black stone at ``p`` along ``d``: a straight four counts once."""
+    before = line_length(stones, p, d, BLACK)
+    first = -1
+    count = 0
+    straight = False
+    for sign in (1, -1):
+        q = p
+        for _ in range(k - 1):
+            q += sign * d
+            c = stones[q]
+            if c == WALL or c == WHITE:
+                break
+            if c == EMPTY:
+                stones[q] = BLACK
+                after = line_length(stones, p, d, BLACK)
+                stones[q] = EMPTY
+                if after == k and after != before:
+                    if first >= 0 and abs(q - first) == k * abs(d):
+                        straight = True
+                    first = q
+                    count += 1
+    if straight and count == 2:
+        return 1
+    return count
+
+
+@njit  # not cached: numba cannot cache a recursive function (nor its callers) safely
+def renju_forbidden(stones, W, p, k, depth):
+    """Whether black may not play at the empty point ``p`` (overline, 4-4 or 3-3).
+
+    ``stones`` is changed during the call and restored before it returns.
+    Threes are checked recursively (the straight-four point must itself be
+    legal), down to a fixed depth beyond which a three is taken as real.
+    """
+    if depth > _MAX_RENJU_DEPTH:
+        return False
+    stones[p] = BLACK
+    five = False
+    overline = False
+    for d in (1, W, W + 1, W - 1):
+        n = line_length(stones, p, d, BLACK)
+        if n == k:
+            five = True
+        elif n > k:
+            overline = True
+    if five or overline:
+        stones[p] = EMPTY
+        return not five
+    fours = 0
+    for d in (1, W, W + 1, W - 1):
+        fours += _count_fours(stones, p, d, k)
+    if fours >= 2:
+        stones[p] = EMPTY
+        return True
+    threes = 0
+    for d in (1, W, W + 1, W - 1):
+        found = False
+        for sign in (1, -1):
+            q = p
+            for _ in range(k - 1):
+                q += sign * d
+                c = stones[q]
+                if c == WALL or c == WHITE:
+                    break
+                if c == EMPTY:
+                    stones[q] = BLACK
+                    straight = _straight_four_through(stones, p, d, k)
+                    stones[q] = EMPTY
+                    if straight and not renju_forbidden(stones, W, q, k, depth + 1):
+                        found = True
+                        break
+            if found:
+                break
+        if found:
+            threes += 1
+    stones[p] = EMPTY
+    return threes >= 2
+
+
+@njit(cache=True)
+def gomoku_check(cells, info, W, point, color, k, variant):
+    """Verdict for ``color`` at ``point`` in freestyle and standard (renju: ``renju_check``)."""
+    return LEGAL if cells[STONES, point] == EMPTY else OCCUPIED
+
+
+@njit
+def renju_check(cells, info, W, point, color, k, variant):
+    """Verdict under renju: as ``gomoku_check``, plus black's forbidden points."""
+    stones = cells[STONES]
+    if stones[point] != EMPTY:
+        return OCCUPIED
+    if color == BLACK and renju_forbidden(stones, W, point, k, 0):
+        return FORBIDDEN
+    return LEGAL
+
+
+@njit(cache=True)
+def gomoku_play(cells, info, zobrist, W, point, color, k, variant):
+    """Place a legal stone and record a win; returns 1 if the move won, else 0."""
+    put_stone(cells, info, zobrist, point, color)
+    stones = cells[STONES]
+    won = 0
+    for d in (1, W, W + 1, W - 1):
+        if is_winning_line(line_length(stones, point, d, color), color, k, variant):
+            won = 1
+            info[WINNER] = color
+            break
+    record_move(cells, info, point, color)
+    return won
+
+
+@njit(cache=True)
+def gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask):
+    """Fill ``mask[A]`` with the empty points (none once someone has won); pass never."""
+    n = action_point.shape[0]
+    over = info[WINNER] != 0
+    for a in range(n):
+        mask[a] = (not over) and cells[STONES, action_point[a]] == EMPTY
+    mask[n] = False
+
+
+@njit
+def renju_legal_mask(cells, info, W, action_point, color, k, variant, mask):
+    """As ``gomoku_legal_mask``, without black's forbidden points."""
+    gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask)
+    if color == BLACK:
+        stones = cells[STONES]
+        for a in range(action_point.shape[0]):
+            if mask[a] and renju_forbidden(stones, W, action_point[a], k, 0):
+                mask[a] = False
+
+
+class GomokuLogic:
+    """Gomoku's answers to the questions a Position asks: legality, playing, the end, the result."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.geo = geometry(rules.size)
+        self.k = rules.win_length
+        self.variant = VARIANT_CODES[rules.variant]
+        renju = self.variant == RENJU
+        self._check = renju_check if renju else gomoku_check
+        self._legal_mask = renju_legal_mask if renju else gomoku_legal_mask
+
+    def check(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> int:
+        return self._check(cells, info, self.geo.width, point, color, self.k, self.variant)
+
+    def play(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
+        gomoku_play(cells, info, self.geo.zobrist, self.geo.width, point, color, self.k, self.variant)
+
+    def place(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
+        put_stone(cells, info, self.geo.zobrist, point, color)
+
+    def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
+        self._legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.k, self.variant, mask)
+
+    def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
+        if info[WINNER] != 0 or info[MOVES] >= self.rules.move_cap:
+            return True
+        return not bool(np.any(cells[STONES, self.geo.action_point] == EMPTY))
+
+    def outcome(self, cells: np.ndarray, info: np.ndarray) -> Outcome | None:
+        if info[WINNER] != 0:
+            return Outcome(Color(int(info[WINNER])), None, "five")
+        if self.is_over(cells, info):
+            return Outcome(None, 0.0, "full-board")
+        return None

@@ -1,0 +1,219 @@
+"""``Position``: the cheap, copyable game state that the search replays on.
+
+A Position knows the rules, the stones, whose turn it is, simple ko and the
+last few boards. It does not know the game's history, so positional and
+situational superko, undo and resignation belong to :class:`engine.game.Game`.
+``play_unchecked`` is the fast path: its caller guarantees legality (a mask
+from ``legal_mask`` or a verdict from ``check``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import (CAPTURED_BLACK, HASH, HEAD, HISTORY, HISTORY_LEN, KO, LAST, LIBS, MOVES, PASS_POINT,
+                          PASSES, RING, STONES, TO_PLAY, WINNER, FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED,
+                          SUICIDE, geometry, new_info)
+from engine.go import GoLogic
+from engine.gomoku import GomokuLogic
+from engine.rules import Rules
+from engine.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
+
+__all__ = ["Position", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
+
+GAME_OVER = 5
+SUPERKO = 6
+NO_PASS = 7
+OFF_BOARD = 8
+
+REASONS = {
+    OCCUPIED: "occupied",
+    SUICIDE: "suicide",
+    KO_RECAPTURE: "ko",
+    FORBIDDEN: "forbidden in renju",
+    GAME_OVER: "game over",
+    SUPERKO: "superko",
+    NO_PASS: "pass is not a move in gomoku",
+    OFF_BOARD: "off board",
+}
+
+
+def _logic_for(rules: Rules) -> GoLogic | GomokuLogic:
+    return GoLogic(rules) if rules.game == "go" else GomokuLogic(rules)
+
+
+class Position:
+    """The state of a board. Copy with :meth:`copy`; copies share nothing mutable."""
+
+    __slots__ = ("rules", "geo", "cells", "info", "_logic")
+
+    def __init__(self, rules: Rules, _logic: GoLogic | GomokuLogic | None = None) -> None:
+        self.rules = rules
+        self.geo = geometry(rules.size)
+        self.cells = self.geo.empty_cells.copy()
+        self.info = new_info()
+        self._logic = _logic if _logic is not None else _logic_for(rules)
+
+    @classmethod
+    def from_board(cls, rules: Rules, board: np.ndarray, to_play: int = BLACK) -> "Position":
+        """A position with the given stones (``int[N, N]`` of EMPTY/BLACK/WHITE), rebuilt from scratch.
+
+        Chains, liberties and the hash are computed as setup stones; no move is
+        counted and there is no ko. Used for SGF setup and for checking the
+        incremental state of a played game against a rebuilt one.
+        """
+        position = cls(rules)
+        stones = np.asarray(board).reshape(-1)
+        if stones.shape[0] != rules.num_points or not np.isin(stones, (EMPTY, BLACK, WHITE)).all():
+            raise ValueError(f"board must be {rules.size}x{rules.size} of 0, 1 and 2")
+        for action in np.flatnonzero(stones):
+            position.place(int(action), int(stones[action]))
+        position.info[TO_PLAY] = int(to_play)
+        return position
+
+    def copy(self) -> "Position":
+        other = Position.__new__(Position)
+        other.rules = self.rules
+        other.geo = self.geo
+        other.cells = self.cells.copy()
+        other.info = self.info.copy()
+        other._logic = self._logic
+        return other
+
+    # ------------------------------------------------------------ properties
+    @property
+    def size(self) -> int:
+        return self.rules.size
+
+    @property
+    def to_play(self) -> Color:
+        return Color(int(self.info[TO_PLAY]))
+
+    @to_play.setter
+    def to_play(self, color: int) -> None:
+        self.info[TO_PLAY] = int(Color(color))
+
+    @property
+    def move_number(self) -> int:
+        """Moves played so far, passes included, setup stones not."""
+        return int(self.info[MOVES])
+
+    @property
+    def passes(self) -> int:
+        """Consecutive passes that ended the move list."""
+        return int(self.info[PASSES])
+
+    @property
+    def hash(self) -> int:
+        """Zobrist hash of the stones alone (positional superko's key)."""
+        return int(self.info[HASH])
+
+    @property
+    def key(self) -> int:
+        """Hash of the whole state that decides the next move: stones, side to move, ko point."""
+        key = int(self.info[HASH]) ^ int(self.geo.zobrist[3, int(self.info[KO])])
+        return key ^ int(self.geo.zobrist[0, 0]) if self.info[TO_PLAY] == WHITE else key
+
+    @property
+    def ko_action(self) -> int | None:
+        """The point the side to move may not play because of simple ko, or None."""
+        ko = int(self.info[KO])
+        return int(self.geo.point_action[ko]) if ko else None
+
+    @property
+    def last_action(self) -> int | None:
+        """The last move as an action (pass is ``N*N``), None before the first move."""
+        last = int(self.info[LAST])
+        if last < 0:
+            return None
+        return self.rules.pass_action if last == PASS_POINT else int(self.geo.point_action[last])
+
+    def captures(self, color: int) -> int:
+        """Stones of ``color`` captured so far (the opponent's prisoners)."""
+        return int(self.info[CAPTURED_BLACK + int(color) - 1])
+
+    @property
+    def winner(self) -> Color | None:
+        """Gomoku: the colour that made k in a row, if any."""
+        winner = int(self.info[WINNER])
+        return Color(winner) if winner else None
+
+    # ----------------------------------------------------------------- views
+    def board(self) -> np.ndarray:
+        """``int16[N, N]`` of EMPTY / BLACK / WHITE, row 0 at the top."""
+        n = self.rules.size
+        return self.cells[STONES, self.geo.action_point].reshape(n, n)
+
+    def liberties(self) -> np.ndarray:
+        """``int16[N, N]``: liberties of the chain through each stone, 0 on empty points (Go)."""
+        n = self.rules.size
+        points = self.geo.action_point
+        libs = self.cells[LIBS, self.cells[HEAD, points]]
+        return np.where(self.cells[STONES, points] == EMPTY, 0, libs).reshape(n, n)
+
+    def history(self) -> np.ndarray:
+        """``int16[HISTORY_LEN, N, N]``: the boards after the last moves, current first.
+
+        Entries before the start of the game are empty boards.
+        """
+        n = self.rules.size
+        slots = (int(self.info[RING]) - np.arange(HISTORY_LEN)) % HISTORY_LEN
+        return self.cells[HISTORY + slots][:, self.geo.action_point].reshape(HISTORY_LEN, n, n)
+
+    # ---------------------------------------------------------------- moves
+    def _point(self, action: int) -> int:
+        if not 0 <= action <= self.rules.num_points:
+            raise IllegalMoveError(str(action), REASONS[OFF_BOARD])
+        return PASS_POINT if action == self.rules.num_points else int(self.geo.action_point[action])
+
+    def check(self, action: int, color: int | None = None) -> int:
+        """Verdict for a move: ``LEGAL`` (0) or a key of :data:`REASONS` (superko not included)."""
+        if not 0 <= action <= self.rules.num_points:
+            return OFF_BOARD
+        color = int(self.info[TO_PLAY]) if color is None else int(color)
+        if self._logic.is_over(self.cells, self.info):
+            return GAME_OVER
+        if action == self.rules.num_points:
+            return NO_PASS if self.rules.game == "gomoku" else LEGAL
+        return self._logic.check(self.cells, self.info, int(self.geo.action_point[action]), color)
+
+    def is_legal(self, action: int, color: int | None = None) -> bool:
+        return self.check(action, color) == LEGAL
+
+    def legal_mask(self, color: int | None = None) -> np.ndarray:
+        """``bool[N*N + 1]``: legal actions under simple ko (pass last; never legal in Gomoku)."""
+        mask = np.zeros(self.rules.num_actions, dtype=np.bool_)
+        if self._logic.is_over(self.cells, self.info):
+            return mask
+        color = int(self.info[TO_PLAY]) if color is None else int(color)
+        self._logic.legal_mask(self.cells, self.info, color, mask)
+        return mask
+
+    def legal_actions(self, color: int | None = None) -> np.ndarray:
+        return np.flatnonzero(self.legal_mask(color))
+
+    def play_unchecked(self, action: int, color: int | None = None) -> None:
+        """Play ``action`` for ``color`` (default: the side to move). The caller vouches it is legal."""
+        color = int(self.info[TO_PLAY]) if color is None else int(color)
+        self._logic.play(self.cells, self.info, self._point(action), color)
+
+    def place(self, action: int, color: int) -> None:
+        """Put a setup stone on an empty point (no capture, no move counted, ko cleared)."""
+        point = self._point(action)
+        if point == PASS_POINT or self.cells[STONES, point] != EMPTY:
+            raise IllegalMoveError(str(action), "setup stones go on empty points")
+        self._logic.place(self.cells, self.info, point, int(color))
+
+    # ------------------------------------------------------------------ end
+    @property
+    def is_over(self) -> bool:
+        """Two passes or the move cap (Go); a line of k, a full board or the cap (Gomoku)."""
+        return self._logic.is_over(self.cells, self.info)
+
+    def outcome(self) -> Outcome | None:
+        """The result if the game is over by the rules alone (no dead-stone agreement), else None."""
+        return self._logic.outcome(self.cells, self.info)
+
+    def __repr__(self) -> str:
+        from engine.diagram import to_diagram
+        return f"Position({self.rules}, to_play={self.to_play.letter})\n{to_diagram(self)}"
