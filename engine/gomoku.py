@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.board import (FORBIDDEN, LEGAL, MOVES, OCCUPIED, STONES, WINNER, geometry, line_length, put_stone,
-                          record_move)
+from engine.board import (FORBIDDEN, HISTORY, LEGAL, MOVES, OCCUPIED, RING, STONES, WINNER, geometry, line_length,
+                          put_stone, record_move)
 from engine.rules import Rules
 from engine.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
 
@@ -207,6 +207,7 @@ class GomokuLogic:
 
     def place(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
         put_stone(cells, info, self.geo.zobrist, point, color)
+        cells[HISTORY + info[RING]] = cells[STONES]  # the current board is the ring's newest entry, as in Go
 
     def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
         self._legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.k, self.variant, mask)

@@ -1,0 +1,18 @@
+"""``engine bench``: speed benchmarks as commands, each printing a median of several runs."""
+
+from __future__ import annotations
+
+import click
+
+from engine.cli import LazyGroup
+
+__all__ = ["bench"]
+
+
+@click.group(cls=LazyGroup,
+             lazy={"rules": "engine.bench.rules:rules_command",
+                   "encode": "encoders.bench:encode_command"},
+             summaries={"rules": "Random playouts through the rules core: moves/s and playouts/s.",
+                        "encode": "Batch feature encoding: positions/s."})
+def bench() -> None:
+    """Measure the speed of the engine's parts (medians of several runs)."""

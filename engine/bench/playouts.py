@@ -1,0 +1,92 @@
+"""The playout workload behind ``engine bench rules``, separate from its command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.board import PASS_POINT, geometry
+from engine.game import Game
+from engine.gomoku import RENJU, VARIANT_CODES
+from engine.playout import go_playouts, go_random_playout, gomoku_playouts, gomoku_random_playout, seed_kernels
+from engine.position import Position
+from engine.rules import Rules
+from engine.types import RulesError
+
+__all__ = ["PlayoutBench"]
+
+_CHUNK = {"go": 4, "gomoku": 16}
+
+
+@dataclass
+class PlayoutBench:
+    """Random playouts from the empty board under fixed rules."""
+
+    rules: Rules
+    start: Position
+    lengths: list[int] = field(default_factory=list)
+    games: list[list[int]] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, game: str, size: int | None, preset: str | None, seed: int) -> "PlayoutBench":
+        if game == "go":
+            rules = Rules.go(size or 9, preset or "japanese")
+        else:
+            rules = Rules.gomoku(size or 15, variant=preset or "freestyle")
+            if VARIANT_CODES[rules.variant] == RENJU:
+                raise RulesError("compiled playouts do not support renju (see engine/playout.py)")
+        seed_kernels(seed)
+        return cls(rules, Position(rules))
+
+    def _playouts(self, count: int) -> int:
+        geo, rules, start = geometry(self.rules.size), self.rules, self.start
+        if rules.game == "go":
+            return go_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
+                               rules.suicide, rules.move_cap, count)
+        return gomoku_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
+                               rules.win_length, VARIANT_CODES[rules.variant], rules.move_cap, count)
+
+    def record_game(self) -> list[int]:
+        """One random game as a list of actions (compiled playout, recorded)."""
+        geo, rules = geometry(self.rules.size), self.rules
+        position = self.start.copy()
+        empties = np.empty(rules.num_points, dtype=np.int64)
+        record = np.empty(rules.move_cap, dtype=np.int64)
+        if rules.game == "go":
+            n = go_random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
+                                  rules.suicide, rules.move_cap, empties, record)
+        else:
+            n = gomoku_random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
+                                      rules.win_length, VARIANT_CODES[rules.variant], rules.move_cap, empties,
+                                      record)
+        points = record[:n]
+        actions = np.where(points == PASS_POINT, rules.pass_action, geo.point_action[points])
+        return [int(a) for a in actions]
+
+    def warm_up(self) -> None:
+        """Compile or load every kernel the timed runs use, and record games to replay."""
+        self._playouts(1)
+        self.games = [self.record_game() for _ in range(8)]
+        self.game_step()
+        self.lengths.clear()
+
+    def compiled_step(self) -> float:
+        count = _CHUNK[self.rules.game]
+        moves = self._playouts(count)
+        self.lengths.append(moves / count)
+        return float(moves)
+
+    def game_step(self) -> float:
+        """Replay the recorded games with checked ``Game.play``; returns the moves played."""
+        played = 0
+        for actions in self.games:
+            game = Game(self.rules)
+            for action in actions:
+                game.play(action)
+            played += len(actions)
+            self.lengths.append(len(actions))
+        return float(played)
+
+    def mean_length(self) -> float:
+        return float(np.mean(self.lengths)) if self.lengths else 0.0

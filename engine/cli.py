@@ -1,0 +1,50 @@
+"""The ``engine`` command. Subcommands are named as ``module:attribute`` strings and
+imported only when run, so ``engine --help`` loads neither numba nor torch."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+__all__ = ["main", "LazyGroup"]
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use.
+
+    ``lazy`` maps a subcommand name to ``"package.module:attribute"``; the short
+    help shown by ``--help`` comes from ``summaries`` so listing needs no import.
+    """
+
+    def __init__(self, *args: object, lazy: dict[str, str] | None = None,
+                 summaries: dict[str, str] | None = None, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy = dict(lazy or {})
+        self.summaries = dict(summaries or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module_name, attribute = self.lazy[name].split(":")
+            command = getattr(importlib.import_module(module_name), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{self.lazy[name]} is not a click command")
+            return command
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.summaries.get(name, "")) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             lazy={"bench": "engine.bench:bench"},
+             summaries={"bench": "Measure the speed of the rules core, encoders, search and network."})
+@click.version_option(package_name="engine", prog_name="engine")
+def main() -> None:
+    """An AlphaZero-style engine for Go and Gomoku."""

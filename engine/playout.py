@@ -1,0 +1,126 @@
+"""Compiled uniformly random playouts: the benchmark workload and pure-MCTS rollouts.
+
+A playout picks uniformly among the legal actions (pass included in Go, never
+in Gomoku) until the game ends: two passes or the move cap in Go; k in a row,
+a full board or the cap in Gomoku. Sampling is exact without building a legal
+list each move: a random candidate is drawn from the empty points plus pass;
+an illegal one is set aside for this move and the draw repeats among the rest.
+The empty-point list is kept incrementally and rebuilt only after a capture.
+
+The kernels enforce simple ko (as OpenSpiel's Go does); positional superko
+needs the game's history and is :class:`engine.game.Game`'s job. Renju is not
+supported here (its forbidden-point check cannot be cached; see gomoku.py).
+
+``record`` (``int64[>= move_cap]``) receives the point of every move played
+(``PASS_POINT`` for a pass), so a playout can be replayed or turned into actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.board import LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
+from engine.go import go_check, go_play
+from engine.gomoku import gomoku_play
+from engine.types import EMPTY
+
+__all__ = ["go_random_playout", "gomoku_random_playout", "go_playouts", "gomoku_playouts", "seed_kernels"]
+
+
+@njit(cache=True)
+def seed_kernels(seed):
+    """Seed the random generator that compiled kernels draw from."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _collect_empties(stones, action_point, empties):
+    m = 0
+    for a in range(action_point.shape[0]):
+        p = action_point[a]
+        if stones[p] == EMPTY:
+            empties[m] = p
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def go_random_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record):
+    """Play uniformly random legal Go moves in place until the game ends; return the moves played."""
+    stones = cells[STONES]
+    m = _collect_empties(stones, action_point, empties)
+    played = 0
+    while info[PASSES] < 2 and info[MOVES] < move_cap:
+        color = info[TO_PLAY]
+        rejected = 0
+        point = PASS_POINT
+        while True:
+            r = np.random.randint(0, m - rejected + 1)
+            if r == m - rejected:
+                break
+            i = rejected + r
+            p = empties[i]
+            if go_check(cells, info, W, p, color, suicide) == LEGAL:
+                point = p
+                m -= 1
+                empties[i] = empties[m]
+                break
+            empties[i] = empties[rejected]
+            empties[rejected] = p
+            rejected += 1
+        captured = go_play(cells, info, zobrist, W, point, color)
+        if captured > 0 or (point != PASS_POINT and stones[point] == EMPTY):
+            m = _collect_empties(stones, action_point, empties)
+        if played < record.shape[0]:
+            record[played] = point
+        played += 1
+    return played
+
+
+@njit(cache=True)
+def gomoku_random_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties, record):
+    """Play uniformly random Gomoku moves (freestyle or standard) until a win, a full board or the cap."""
+    m = _collect_empties(cells[STONES], action_point, empties)
+    played = 0
+    while info[WINNER] == 0 and m > 0 and info[MOVES] < move_cap:
+        i = np.random.randint(0, m)
+        p = empties[i]
+        m -= 1
+        empties[i] = empties[m]
+        gomoku_play(cells, info, zobrist, W, p, info[TO_PLAY], k, variant)
+        if played < record.shape[0]:
+            record[played] = p
+        played += 1
+    return played
+
+
+@njit(cache=True)
+def go_playouts(start_cells, start_info, zobrist, W, action_point, suicide, move_cap, count):
+    """Run ``count`` playouts from one position; return the total number of moves."""
+    cells = start_cells.copy()
+    info = start_info.copy()
+    empties = np.empty(action_point.shape[0], dtype=np.int64)
+    record = np.empty(0, dtype=np.int64)
+    total = 0
+    for _ in range(count):
+        cells[:, :] = start_cells
+        info[:] = start_info
+        total += go_random_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record)
+    return total
+
+
+@njit(cache=True)
+def gomoku_playouts(start_cells, start_info, zobrist, W, action_point, k, variant, move_cap, count):
+    """Run ``count`` Gomoku playouts from one position; return the total number of moves."""
+    cells = start_cells.copy()
+    info = start_info.copy()
+    empties = np.empty(action_point.shape[0], dtype=np.int64)
+    record = np.empty(0, dtype=np.int64)
+    total = 0
+    for _ in range(count):
+        cells[:, :] = start_cells
+        info[:] = start_info
+        total += gomoku_random_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties,
+                                       record)
+    return total

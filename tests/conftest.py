@@ -1,0 +1,31 @@
+"""Shared pytest configuration: hypothesis profiles and the gnugo finder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Plain Python (NUMBA_DISABLE_JIT=1) is ~100x slower: fewer examples keep that run short.
+settings.register_profile("nojit", max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE",
+                                     "nojit" if os.environ.get("NUMBA_DISABLE_JIT") == "1" else "ci"))
+
+
+def find_gnugo() -> str | None:
+    """Path of the gnugo binary (Debian installs it under /usr/games)."""
+    return shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games:/usr/local/games")
+
+
+@pytest.fixture(scope="session")
+def gnugo_path() -> str:
+    path = find_gnugo()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("gnugo is required in CI (apt-get install gnugo)")
+        pytest.skip("gnugo is not installed (apt-get install gnugo)")
+    return path
