@@ -19,6 +19,7 @@ __all__ = [
     "Rules", "Game", "Move", "Position", "Color", "Outcome",
     "IllegalMoveError", "InvalidVertexError", "RulesError", "SGFError", "EngineError",
     "gtp_to_action", "action_to_gtp", "sgf_to_action", "action_to_sgf",
+    "load_sgf", "load_sgf_file", "dump_sgf", "GameRecord",
 ]
 
 _HOMES = {
@@ -37,6 +38,10 @@ _HOMES = {
     "action_to_gtp": "engine.coords",
     "sgf_to_action": "engine.coords",
     "action_to_sgf": "engine.coords",
+    "load_sgf": "engine.sgf",
+    "load_sgf_file": "engine.sgf",
+    "dump_sgf": "engine.sgf",
+    "GameRecord": "engine.sgf",
 }
 
 

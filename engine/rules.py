@@ -114,8 +114,8 @@ class Rules:
             raise RulesError("empty rules string")
         preset = _PRESET_ALIASES.get(words[0], words[0])
         options = dict(_split_option(w) for w in words[1:])
-        n = int(options.pop("size", size if size is not None else (19 if preset in GO_PRESETS else 15)))
         try:
+            n = int(options.pop("size", size if size is not None else (19 if preset in GO_PRESETS else 15)))
             if preset in GO_PRESETS:
                 rules = cls.go(n, preset)
             elif preset in VARIANTS:

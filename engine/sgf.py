@@ -26,8 +26,10 @@ Conventions:
   Chinese (Go) or freestyle (Gomoku) with a logged warning. ``KM`` overrides the
   preset's komi; without ``KM`` the preset's komi applies.
 - A missing ``SZ`` means 19 for Go and 15 for Gomoku.
-- A resignation in ``RE`` is kept in :attr:`GameRecord.result`; replaying does
-  not resign, so the replayed game can be continued (GTP ``loadsgf``).
+- ``RE`` is read by :meth:`Outcome.from_sgf`; in Gomoku a win without a
+  reason (``B+``) is a five and ``0`` a full-board draw. A resignation is kept
+  in :attr:`GameRecord.result`; replaying does not resign, so the replayed
+  game can be continued (GTP ``loadsgf``).
 
 Every problem with the data, from bytes that are not SGF to an illegal move,
 raises :class:`~engine.types.SGFError` with a message that says what and where.
@@ -105,7 +107,10 @@ class GameRecord:
         return self.handicap >= 2 and len(self.setup_black) == self.handicap and not self.setup_white
 
     def start_color(self) -> Color:
-        """Who moves first after the setup: ``PL``, else the first move's colour, else black (white after handicap)."""
+        """The side to move after the setup.
+
+        ``PL`` if given, else the first move's colour, else black (white after a handicap).
+        """
         if self.to_play is not None:
             return self.to_play
         if self.moves:
@@ -187,13 +192,23 @@ def load_sgf(data: bytes | str) -> GameRecord:
         setup_white=tuple(sorted(white)),
         handicap=_handicap(root, decode, rules.num_points),
         to_play=_to_play(root, decode),
-        result=None if result_text is None else Outcome.from_sgf(result_text),
+        result=_read_result(result_text, rules.game),
         black_name=_text(root, "PB", decode, simple=True),
         white_name=_text(root, "PW", decode, simple=True),
         comment=_text(root, "C", decode),
         comments=tuple(comments),
         properties={key: tuple(decode(sgf_grammar.text_value(v)) for v in values) for key, values in root.items()},
     )
+
+
+def _read_result(text: str | None, game: str) -> Outcome | None:
+    """``RE`` as an Outcome; in Gomoku a bare ``B+`` is a five and ``0`` a full board."""
+    outcome = None if text is None else Outcome.from_sgf(text)
+    if game != "gomoku" or outcome is None or outcome.reason != "score":
+        return outcome
+    if outcome.winner is None:
+        return replace(outcome, reason="full-board")
+    return replace(outcome, reason="five") if outcome.margin is None else outcome
 
 
 def _charset(root: Properties) -> str | None:
@@ -294,7 +309,7 @@ def _rules_for(game: str, size: int, ru: str | None) -> Rules:
     key = " ".join(ru.lower().replace("_", " ").split())
     try:
         rules = Rules.parse(_RU_NAMES.get(key, key), size=size)
-    except EngineError:
+    except ValueError:  # RulesError, or int() of a bad size= option
         rules = None
     if rules is None or rules.game != game:
         log.warning("unknown %s rules RU[%s]; using %s", game, ru, default.preset)
@@ -387,7 +402,7 @@ def dump_sgf(game: Game, *, black_name: str | None = None, white_name: str | Non
         if value is not None:
             root[key] = [_escape(value)]
     for key, value in (properties or {}).items():
-        if key in _DERIVED or not sgf_grammar.is_valid_property_identifier(key.encode("ascii", "replace")):
+        if key in _DERIVED or not sgf_grammar.is_valid_property_identifier(key):
             raise ValueError(f"root property {key!r} cannot be set here")
         root[key] = [_escape(value)]
     tree = sgf_grammar.Coarse_game_tree()
