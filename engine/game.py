@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.board import LEGAL, TO_PLAY
+from engine.board import KO, LEGAL, TO_PLAY
 from engine.coords import action_to_gtp
 from engine.go import go_hash_after
 from engine.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
@@ -73,6 +73,14 @@ class Game:
         other._start = self._start.copy()
         other._seen = list(self._seen)
         other._seen_set = set(self._seen_set)
+        return other
+
+    def with_side_to_move(self, color: int) -> "Game":
+        """A copy in which ``color`` moves next (GTP's moves out of turn); a pending ko is void."""
+        other = self.copy()
+        if other.position.to_play != color:
+            other.position.to_play = Color(color)
+            other.position.info[KO] = 0
         return other
 
     def _superko_key(self, position: Position) -> int:

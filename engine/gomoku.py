@@ -125,7 +125,7 @@ def renju_forbidden(stones, W, p, k, depth):
                     stones[q] = EMPTY
                     if straight and not renju_forbidden(stones, W, q, k, depth + 1):
                         found = True
-                        break
+                    break  # an empty point further out cannot join p's run
             if found:
                 break
         if found:
@@ -215,7 +215,7 @@ class GomokuLogic:
     def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
         if info[WINNER] != 0 or info[MOVES] >= self.rules.move_cap:
             return True
-        return not bool(np.any(cells[STONES, self.geo.action_point] == EMPTY))
+        return not bool((cells[STONES] == EMPTY).any())  # walls are never EMPTY
 
     def outcome(self, cells: np.ndarray, info: np.ndarray) -> Outcome | None:
         if info[WINNER] != 0:

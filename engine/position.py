@@ -71,6 +71,17 @@ class Position:
         position.info[TO_PLAY] = int(to_play)
         return position
 
+    @classmethod
+    def view(cls, rules: Rules, cells: np.ndarray, info: np.ndarray) -> "Position":
+        """A Position over existing arrays (no copy): the search's leaf batch slots."""
+        position = cls.__new__(cls)
+        position.rules = rules
+        position.geo = geometry(rules.size)
+        position.cells = cells
+        position.info = info
+        position._logic = _logic_for(rules)
+        return position
+
     def copy(self) -> "Position":
         other = Position.__new__(Position)
         other.rules = self.rules

@@ -20,7 +20,7 @@ from numba import njit
 from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
 from engine.types import BLACK, EMPTY, WHITE
 
-__all__ = ["ownership", "score", "region_owners"]
+__all__ = ["ownership", "score", "region_owners", "lead_of"]
 
 
 @njit(cache=True)
@@ -87,17 +87,29 @@ def ownership(cells: np.ndarray, size: int, dead: Iterable[int] = ()) -> np.ndar
     return region_owners(stones, geo.width, geo.action_point)
 
 
+@njit(cache=True)
+def lead_of(stones, info, W, action_point, komi, territory, dead_black, dead_white):
+    """Black's lead on padded ``stones`` (dead stones already removed), komi included.
+
+    ``territory`` selects territory scoring: owned empty points plus prisoners
+    (captures in ``info`` and the ``dead_black`` / ``dead_white`` counts).
+    """
+    owners = region_owners(stones, W, action_point)
+    lead = 0.0
+    for a in range(action_point.shape[0]):
+        owner = owners[a]
+        if owner == 0 or (territory and stones[action_point[a]] != EMPTY):
+            continue
+        lead += 1.0 if owner == BLACK else -1.0
+    if territory:
+        lead += (info[CAPTURED_WHITE] + dead_white) - (info[CAPTURED_BLACK] + dead_black)
+    return lead - komi
+
+
 def score(cells: np.ndarray, info: np.ndarray, size: int, komi: float, scoring: str,
           dead: Iterable[int] = ()) -> float:
     """Black's lead in points under ``scoring`` ("area" or "territory")."""
     geo = geometry(size)
     stones, removed = _stones_without(cells, size, dead)
-    owners = region_owners(stones, geo.width, geo.action_point)
-    if scoring == "area":
-        return float(np.count_nonzero(owners == BLACK) - np.count_nonzero(owners == WHITE)) - komi
-    on_board = stones[geo.action_point]
-    territory_black = np.count_nonzero((owners == BLACK) & (on_board == EMPTY))
-    territory_white = np.count_nonzero((owners == WHITE) & (on_board == EMPTY))
-    prisoners_black = int(info[CAPTURED_WHITE]) + int(np.count_nonzero(removed == WHITE))
-    prisoners_white = int(info[CAPTURED_BLACK]) + int(np.count_nonzero(removed == BLACK))
-    return float(territory_black + prisoners_black - territory_white - prisoners_white) - komi
+    return float(lead_of(stones, info, geo.width, geo.action_point, float(komi), scoring == "territory",
+                         int(np.count_nonzero(removed == BLACK)), int(np.count_nonzero(removed == WHITE))))

@@ -1,0 +1,244 @@
+"""The search tree as preallocated arrays, and its compiled kernels (mctx style).
+
+Node ``i``'s fields live in two arrays, one row per field:
+
+``ints: int32[INT_ROWS, M]``
+    ``ints[VISITS, i]``        completed simulations through node i
+    ``ints[VIRTUAL, i]``       simulations in flight through node i (virtual loss)
+    ``ints[ACTION, i]``        action that leads from the parent to node i
+    ``ints[PARENT, i]``        parent node, -1 for the root (node 0)
+    ``ints[FIRST_CHILD, i]``   first child (children are contiguous), UNEXPANDED or PENDING
+    ``ints[NUM_CHILDREN, i]``  number of children (the legal actions at expansion)
+``floats: float32[FLOAT_ROWS, M]``
+    ``floats[VALUE_SUM, i]``   sum of backed-up values, from the view of the player who moved into i
+    ``floats[PRIOR, i]``       prior probability of the edge into i
+    ``floats[NET_VALUE, i]``   evaluator's value of node i, from the view of the side to move at i
+``count: int64[1]``            nodes in use
+
+Values flip sign once per ply. A simulation walks down by PUCT with virtual
+loss (each simulation in flight counts as a loss), replays the path's moves
+on a copy of the root position, and stops at an unexpanded node: a finished
+game is backed up at once with its exact value; anything else becomes a leaf
+of the batch, marked PENDING so that no other simulation of the batch takes it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engine.board import PASS_POINT
+from engine.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
+
+__all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
+           "VALUE_SUM", "PRIOR", "NET_VALUE", "FLOAT_ROWS", "UNEXPANDED", "PENDING",
+           "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree", "principal_variation"]
+
+VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN = 0, 1, 2, 3, 4, 5
+INT_ROWS = 6
+VALUE_SUM, PRIOR, NET_VALUE = 0, 1, 2
+FLOAT_ROWS = 3
+UNEXPANDED = -1
+PENDING = -2
+
+
+@njit(cache=True)
+def _init_node(ints, floats, i, parent, action, prior):
+    ints[VISITS, i] = 0
+    ints[VIRTUAL, i] = 0
+    ints[ACTION, i] = action
+    ints[PARENT, i] = parent
+    ints[FIRST_CHILD, i] = UNEXPANDED
+    ints[NUM_CHILDREN, i] = 0
+    floats[VALUE_SUM, i] = 0.0
+    floats[PRIOR, i] = prior
+    floats[NET_VALUE, i] = 0.0
+
+
+@njit(cache=True)
+def reset_tree(ints, floats, count):
+    """An empty tree: just an unexpanded root."""
+    _init_node(ints, floats, 0, -1, -1, 1.0)
+    count[0] = 1
+
+
+@njit(cache=True)
+def _best_child(ints, floats, node, c_puct, fpu_reduction):
+    """The child maximising Q + U, where Q counts virtual visits as losses."""
+    first = ints[FIRST_CHILD, node]
+    last = first + ints[NUM_CHILDREN, node]
+    visited_prior = 0.0
+    for c in range(first, last):
+        if ints[VISITS, c] + ints[VIRTUAL, c] > 0:
+            visited_prior += floats[PRIOR, c]
+    fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
+    parent_visits = ints[VISITS, node] + ints[VIRTUAL, node]
+    explore = c_puct * math.sqrt(max(parent_visits, 1))
+    best = first
+    best_score = -1e30
+    for c in range(first, last):
+        n = ints[VISITS, c] + ints[VIRTUAL, c]
+        q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n if n > 0 else fpu
+        score = q + explore * floats[PRIOR, c] / (1 + n)
+        if score > best_score:
+            best_score = score
+            best = c
+    return best
+
+
+@njit(cache=True)
+def _backup(ints, floats, leaf, value):
+    """Back ``value`` (for the side to move at ``leaf``) up to the root, releasing virtual loss."""
+    node = leaf
+    v = -value
+    while node >= 0:
+        floats[VALUE_SUM, node] += v
+        ints[VISITS, node] += 1
+        ints[VIRTUAL, node] -= 1
+        v = -v
+        node = ints[PARENT, node]
+
+
+@njit(cache=True)
+def _release(ints, leaf):
+    node = leaf
+    while node >= 0:
+        ints[VIRTUAL, node] -= 1
+        node = ints[PARENT, node]
+
+
+@njit(cache=True)
+def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
+                  c_puct, fpu_reduction, root_fpu_reduction, budget,
+                  leaf_nodes, leaf_cells, leaf_info, leaf_legal):
+    """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
+
+    Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
+    legal actions in ``leaf_legal[j]``. Simulations that end in a finished game
+    are backed up here. Returns ``(leaves, finished_games)``; the batch ends
+    early when a simulation reaches a leaf already in it.
+    """
+    num_points = action_point.shape[0]
+    leaves = 0
+    finished = 0
+    while leaves < leaf_nodes.shape[0] and leaves + finished < budget:
+        cells = leaf_cells[leaves]
+        info = leaf_info[leaves]
+        cells[:, :] = root_cells
+        info[:] = root_info
+        node = 0
+        ints[VIRTUAL, 0] += 1
+        while ints[FIRST_CHILD, node] >= 0:
+            reduction = root_fpu_reduction if node == 0 else fpu_reduction
+            node = _best_child(ints, floats, node, c_puct, reduction)
+            ints[VIRTUAL, node] += 1
+            action = ints[ACTION, node]
+            play_point(cells, info, zobrist, W, PASS_POINT if action == num_points else action_point[action], spec)
+        if is_terminal(cells, info, spec):
+            _backup(ints, floats, node, terminal_value(cells, info, W, action_point, spec, komi))
+            finished += 1
+            continue
+        if ints[FIRST_CHILD, node] == PENDING:
+            _release(ints, node)
+            break
+        ints[FIRST_CHILD, node] = PENDING
+        fill_legal_mask(cells, info, W, action_point, spec, leaf_legal[leaves])
+        leaf_nodes[leaves] = node
+        leaves += 1
+    return leaves, finished
+
+
+@njit(cache=True)
+def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, priors, values):
+    """Give each leaf its children (legal actions with their priors) and back its value up.
+
+    Returns False if the tree ran out of room (the leaf then stays unexpanded).
+    """
+    capacity = ints.shape[1]
+    room = True
+    for j in range(leaves):
+        node = leaf_nodes[j]
+        legal = leaf_legal[j]
+        k = 0
+        for a in range(legal.shape[0]):
+            if legal[a]:
+                k += 1
+        if count[0] + k > capacity:
+            ints[FIRST_CHILD, node] = UNEXPANDED
+            room = False
+        else:
+            first = count[0]
+            c = first
+            for a in range(legal.shape[0]):
+                if legal[a]:
+                    _init_node(ints, floats, c, node, a, priors[j, a])
+                    c += 1
+            count[0] = c
+            ints[FIRST_CHILD, node] = first
+            ints[NUM_CHILDREN, node] = k
+        floats[NET_VALUE, node] = values[j]
+        _backup(ints, floats, node, values[j])
+    return room
+
+
+@njit(cache=True)
+def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, out_count):
+    """Copy the subtree under ``new_root`` into the ``out_*`` arrays with it as node 0.
+
+    The new root keeps only children whose action ``root_legal`` allows (the
+    game's superko may forbid what the tree's simple ko allowed).
+    """
+    queue_old = np.empty(ints.shape[1], dtype=np.int64)
+    queue_new = np.empty(ints.shape[1], dtype=np.int64)
+    _init_node(out_ints, out_floats, 0, -1, -1, 1.0)
+    out_ints[VISITS, 0] = ints[VISITS, new_root]
+    out_floats[VALUE_SUM, 0] = floats[VALUE_SUM, new_root]
+    out_floats[NET_VALUE, 0] = floats[NET_VALUE, new_root]
+    queue_old[0] = new_root
+    queue_new[0] = 0
+    head = 0
+    tail = 1
+    used = 1
+    while head < tail:
+        old = queue_old[head]
+        new = queue_new[head]
+        head += 1
+        first = ints[FIRST_CHILD, old]
+        if first < 0:
+            out_ints[FIRST_CHILD, new] = UNEXPANDED
+            continue
+        start = used
+        for c in range(first, first + ints[NUM_CHILDREN, old]):
+            if new == 0 and not root_legal[ints[ACTION, c]]:
+                continue
+            _init_node(out_ints, out_floats, used, new, ints[ACTION, c], floats[PRIOR, c])
+            out_ints[VISITS, used] = ints[VISITS, c]
+            out_floats[VALUE_SUM, used] = floats[VALUE_SUM, c]
+            out_floats[NET_VALUE, used] = floats[NET_VALUE, c]
+            queue_old[tail] = c
+            queue_new[tail] = used
+            tail += 1
+            used += 1
+        out_ints[FIRST_CHILD, new] = start
+        out_ints[NUM_CHILDREN, new] = used - start
+    out_count[0] = used
+
+
+@njit(cache=True)
+def principal_variation(ints, node, out):
+    """Most-visited path from ``node``: actions into ``out``; returns its length."""
+    n = 0
+    while n < out.shape[0] and ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0:
+        first = ints[FIRST_CHILD, node]
+        best = first
+        for c in range(first, first + ints[NUM_CHILDREN, node]):
+            if ints[VISITS, c] > ints[VISITS, best]:
+                best = c
+        if ints[VISITS, best] == 0:
+            break
+        out[n] = ints[ACTION, best]
+        n += 1
+        node = best
+    return n

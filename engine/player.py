@@ -1,0 +1,142 @@
+"""``Player``: decides what to play from a search, for GTP and self-play alike.
+
+It owns the search limits, tree reuse, root noise and temperature, and the
+two decisions a search cannot make alone: when to resign (the root value
+stays below a threshold for several of the player's own moves) and when to
+pass (never into a loss under area scoring, and back at once when the
+opponent passed and the game is won as it stands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.game import Game
+from engine.mcts import Evaluator, Search, SearchConfig, SearchResult
+from engine.types import Color
+
+__all__ = ["PlayerConfig", "Decision", "Player"]
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    """How long to think and how to choose.
+
+    Limits: ``visits`` (root visits, reused ones included), ``playouts`` (new
+    simulations) and ``seconds``; the first one reached stops the search.
+    ``temperature`` applies to the first ``temperature_moves`` moves of a game
+    (self-play), afterwards the most visited move is played.
+    """
+
+    visits: int | None = 800
+    playouts: int | None = None
+    seconds: float | None = None
+    noise: bool = False
+    temperature: float = 1.0
+    temperature_moves: int = 0
+    resign_threshold: float | None = -0.9
+    resign_consecutive: int = 3
+    reuse_tree: bool = True
+    search: SearchConfig = field(default_factory=SearchConfig)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The move chosen (an action; ``None`` with ``resign``) and the search behind it."""
+
+    action: int | None
+    resign: bool
+    search: SearchResult
+
+
+class Player:
+    """Chooses moves for either colour of a game with one evaluator."""
+
+    def __init__(self, evaluator: Evaluator, config: PlayerConfig = PlayerConfig(), seed: int | None = None) -> None:
+        self.evaluator = evaluator
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._search: Search | None = None
+        self._low_values: dict[Color, int] = {Color.BLACK: 0, Color.WHITE: 0}
+
+    def new_game(self) -> None:
+        """Forget the tree and the resignation counters."""
+        self._search = None
+        self._low_values = {Color.BLACK: 0, Color.WHITE: 0}
+
+    def _search_for(self, game: Game) -> Search:
+        if self._search is None or not self.config.reuse_tree or self._search.rules != game.rules:
+            self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
+        else:
+            self._search.set_game(game)
+        return self._search
+
+    def analyse(self, game: Game, *, visits: int | None = None, playouts: int | None = None,
+                seconds: float | None = None, stop: Callable[[], bool] | None = None,
+                progress: Callable[[Search], None] | None = None, noise: bool = False) -> SearchResult:
+        """Search the game's position for the side to move, with explicit limits."""
+        search = self._search_for(game)
+        return search.run(visits, playouts=playouts, seconds=seconds, stop=stop, progress=progress, noise=noise)
+
+    def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
+               stop: Callable[[], bool] | None = None,
+               progress: Callable[[Search], None] | None = None) -> Decision:
+        """Decide a move for ``color`` (default: the side to move) without playing it."""
+        color = Color(game.to_play if color is None else color)
+        if color != game.to_play:
+            game = game.with_side_to_move(color)
+        cfg = self.config
+        seconds = cfg.seconds if seconds is None else (seconds if cfg.seconds is None else min(seconds, cfg.seconds))
+        result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
+                              progress=progress, noise=cfg.noise)
+        if self._should_resign(color, result):
+            return Decision(None, True, result)
+        return Decision(self._pick(game, result), False, result)
+
+    def _should_resign(self, color: Color, result: SearchResult) -> bool:
+        threshold = self.config.resign_threshold
+        if threshold is None or result.simulations == 0:
+            return False
+        self._low_values[color] = self._low_values[color] + 1 if result.value < threshold else 0
+        return self._low_values[color] >= self.config.resign_consecutive
+
+    def _pick(self, game: Game, result: SearchResult) -> int:
+        legal = game.legal_mask()
+        pass_action = game.rules.pass_action
+        if result.visits.sum() <= 0:
+            return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
+        if game.rules.game == "go" and self._pass_wins(game):
+            return pass_action
+        if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
+            policy = result.policy(self.config.temperature)
+            action = int(self.rng.choice(len(policy), p=policy))
+        else:
+            action = result.best_action
+        if action == pass_action and game.rules.game == "go" and self._pass_loses(game):
+            visits = np.where(legal, result.visits, -1.0)
+            visits[pass_action] = -1.0
+            if visits.max() >= 0:
+                action = int(np.argmax(visits))
+        return action
+
+    @staticmethod
+    def _opponent_passed(game: Game) -> bool:
+        return bool(game.moves) and game.moves[-1].action == game.rules.pass_action
+
+    def _pass_wins(self, game: Game) -> bool:
+        """The opponent passed and passing back ends the game, won as the board is scored now."""
+        if game.rules.scoring != "area" or not self._opponent_passed(game):
+            return False
+        lead = game.score()
+        return lead > 0 if game.to_play == Color.BLACK else lead < 0
+
+    def _pass_loses(self, game: Game) -> bool:
+        """Passing now would end the game (the opponent passed) and lose or draw it under area scoring."""
+        if game.rules.scoring != "area" or not self._opponent_passed(game):
+            return False
+        lead = game.score()
+        return lead <= 0 if game.to_play == Color.BLACK else lead >= 0
