@@ -99,7 +99,7 @@ class Player:
 
     def _should_resign(self, color: Color, result: SearchResult) -> bool:
         threshold = self.config.resign_threshold
-        if threshold is None or result.simulations == 0:
+        if threshold is None or result.visits.sum() == 0:
             return False
         self._low_values[color] = self._low_values[color] + 1 if result.value < threshold else 0
         return self._low_values[color] >= self.config.resign_consecutive

@@ -1,0 +1,88 @@
+"""Player decisions: the colour asked for, resignation, passing, temperature and tree reuse."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.coords import gtp_to_action
+from engine.game import Game
+from engine.mcts import SearchConfig
+from engine.player import Player, PlayerConfig
+from engine.position import Position
+from engine.rules import Rules
+from engine.types import BLACK, WHITE, Color
+
+
+class Constant:
+    """Uniform priors and a fixed value for the side to move."""
+
+    def __init__(self, value: float = 0.0) -> None:
+        self.value = value
+
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+        masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
+        priors = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
+        return priors, np.full(len(positions), self.value, np.float32)
+
+
+def _player(value: float = 0.0, **options: object) -> Player:
+    config = PlayerConfig(**{"visits": 64, "search": SearchConfig(batch_size=8), **options})  # type: ignore[arg-type]
+    return Player(Constant(value), config, seed=0)
+
+
+def test_plays_for_the_colour_asked_even_out_of_turn() -> None:
+    game = Game(Rules.go(9))
+    decision = _player().choose(game, WHITE)
+    assert decision.action is not None and not decision.resign
+    game.play(decision.action, WHITE)  # legal for white although black was to move
+    assert game.moves[-1].color == Color.WHITE
+
+
+def test_resigns_only_after_several_hopeless_moves() -> None:
+    player = _player(value=-0.99, resign_threshold=-0.9, resign_consecutive=3)
+    game = Game(Rules.go(9))
+    assert [player.choose(game).resign for _ in range(3)] == [False, False, True]
+
+
+def test_never_resigns_without_a_threshold() -> None:
+    player = _player(value=-1.0, resign_threshold=None)
+    game = Game(Rules.go(9))
+    assert not any(player.choose(game).resign for _ in range(4))
+
+
+def test_passes_back_when_the_opponent_passed_and_the_game_is_won() -> None:
+    game = Game(Rules.go(5, "chinese", komi=0.5))
+    for vertex in ["C3", "pass"]:
+        game.play(gtp_to_action(vertex, 5))
+    assert _player().choose(game).action == game.rules.pass_action
+
+
+def test_does_not_pass_into_a_loss() -> None:
+    """White passed; black is behind on the board, so black must not end the game by passing."""
+    game = Game(Rules.go(5, "chinese", komi=0.5))
+    game.setup(white=[gtp_to_action("C3", 5)], to_play=WHITE)
+    game.play(game.rules.pass_action)  # white passes: black to move, white owns the board
+    for _ in range(5):
+        decision = _player().choose(game)
+        assert decision.action != game.rules.pass_action
+
+
+def test_temperature_samples_in_the_opening_and_is_greedy_after() -> None:
+    game = Game(Rules.go(9))
+    player = _player(temperature_moves=30, reuse_tree=False)
+    sampled = {player.choose(game).action for _ in range(12)}
+    assert len(sampled) > 1
+    greedy = _player(temperature_moves=0, reuse_tree=False)
+    assert len({greedy.choose(game).action for _ in range(4)}) == 1
+
+
+def test_tree_reuse_carries_visits_into_the_next_search() -> None:
+    player = _player(visits=200)
+    game = Game(Rules.go(9))
+    first = player.choose(game)
+    game.play(first.action)
+    kept = int(first.search.visits[first.action])
+    reply = player.choose(game, BLACK if game.to_play == BLACK else WHITE)
+    assert reply.search.simulations == 200 - kept
