@@ -16,7 +16,7 @@ from engine.types import BLACK, WHITE, Color
 
 
 class Constant:
-    """Uniform priors and a fixed value for the side to move."""
+    """Uniform priors; every position is worth ``value`` to black (so ``-value`` to white)."""
 
     def __init__(self, value: float = 0.0) -> None:
         self.value = value
@@ -24,7 +24,8 @@ class Constant:
     def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
         masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
         priors = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
-        return priors, np.full(len(positions), self.value, np.float32)
+        values = [self.value if p.to_play == BLACK else -self.value for p in positions]
+        return priors, np.asarray(values, np.float32)
 
 
 def _player(value: float = 0.0, **options: object) -> Player:
