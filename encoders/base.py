@@ -21,13 +21,14 @@ tracks superko itself.
 
 The per-point work of every encoder is one ``@njit(cache=True)`` kernel over
 the whole batch, reading the padded arrays of ``engine.board`` directly; the
-only Python loop is the one that stacks the B positions' arrays.
+only Python loop is the one that stacks the B positions' arrays, and
+``encode_arrays`` skips even that for a caller that keeps its batch stacked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Union
+from typing import ClassVar
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from engine.types import EngineError
 
 __all__ = ["Encoder", "EncoderError", "State", "superko_banned"]
 
-State = Union[Position, Game]
+State = Position | Game
 """What an encoder accepts: a Position, or a Game (whose superko history then counts)."""
 
 
@@ -72,8 +73,8 @@ class Encoder:
     num_planes: ClassVar[int]
     dtype: ClassVar[np.dtype]
     games: ClassVar[tuple[str, ...]]
-    description: ClassVar[str]
     uses_ko: ClassVar[bool] = False   # whether ``banned`` (superko) points are part of the planes
+    rows: ClassVar[int] = ROWS        # the kernel reads ``cells[:, :rows]`` only (STONES is row 0)
 
     def __init__(self, rules: Rules) -> None:
         if rules.game not in self.games:
@@ -95,19 +96,36 @@ class Encoder:
         side to move, for the encoders that have a ko plane.
         """
         position, extra = self._unpack(state)
-        cells, info = position.cells[None], position.info[None]
         masks = self._banned_batch(1, [extra], None if banned is None else np.asarray(banned)[None])
-        return self._run(cells, info, masks)[0]
+        return self._run(position.cells[None], position.info[None], masks)[0]
 
     def encode_batch(self, states: Sequence[State], banned: np.ndarray | None = None) -> np.ndarray:
         """``[B, C, N, N]`` planes of a batch; ``banned`` is an optional ``bool[B, N*N]``."""
         if len(states) == 0:
             return np.zeros((0, *self.shape), dtype=self.dtype)
         unpacked = [self._unpack(state) for state in states]
-        cells = np.stack([position.cells for position, _ in unpacked])
-        info = np.stack([position.info for position, _ in unpacked])
-        masks = self._banned_batch(len(states), [extra for _, extra in unpacked], banned)
-        return self._run(cells, info, masks)
+        batch, rows = len(states), self.rows
+        # one concatenate of the rows the kernel reads is the cheapest way to stack (a copy is unavoidable)
+        cells = np.concatenate([position.cells[:rows] for position, _ in unpacked])
+        info = np.concatenate([position.info for position, _ in unpacked])
+        masks = self._banned_batch(batch, [extra for _, extra in unpacked], banned)
+        return self._run(cells.reshape(batch, rows, -1), info.reshape(batch, INFO_LEN), masks)
+
+    def encode_arrays(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray | None = None) -> np.ndarray:
+        """``[B, C, N, N]`` planes of positions already stacked as the kernels' arrays.
+
+        ``cells: int16[B, ROWS, P]`` and ``info: int64[B, INFO_LEN]`` hold B
+        positions of this encoder's game and size (as a search keeps its leaf
+        batch); ``banned`` is an optional ``bool[B, N*N]``. Nothing is copied.
+        """
+        cells, info = np.asarray(cells), np.asarray(info)
+        batch = cells.shape[0] if cells.ndim == 3 else -1
+        if (cells.shape != (batch, ROWS, self.geo.num_points) or info.shape != (batch, INFO_LEN)
+                or cells.dtype != np.int16 or info.dtype != np.int64):
+            raise EncoderError(f"expected cells int16[B, {ROWS}, {self.geo.num_points}] and info "
+                               f"int64[B, {INFO_LEN}], not {cells.dtype}{list(cells.shape)} and "
+                               f"{info.dtype}{list(info.shape)}")
+        return self._run(cells, info, self._banned_batch(batch, [None] * batch, banned))
 
     # ------------------------------------------------------------- internals
     def _unpack(self, state: State) -> tuple[Position, np.ndarray | None]:
@@ -143,13 +161,12 @@ class Encoder:
         return masks
 
     def _run(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray) -> np.ndarray:
-        assert cells.shape[1:] == (ROWS, self.geo.num_points) and info.shape[1:] == (INFO_LEN,)
         out = np.zeros((cells.shape[0], self.num_planes, self.rules.num_points), dtype=self.dtype)
         self._fill(cells, info, banned, out)
         return out.reshape(cells.shape[0], *self.shape)
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        """Write the planes of ``cells[B, ROWS, P]`` / ``info[B, INFO_LEN]`` into ``out[B, C, N*N]``."""
+        """Write the planes of ``cells[B, >= rows, P]`` / ``info[B, INFO_LEN]`` into zeroed ``out[B, C, N*N]``."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -24,7 +24,7 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.types import BLACK, EMPTY, WALL, WHITE
 

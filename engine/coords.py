@@ -78,7 +78,7 @@ def gtp_to_action(vertex: str, size: int) -> int:
     text = vertex.strip().upper()
     if text == "PASS":
         return size * size
-    if len(text) < 2 or text[0] not in GTP_COLUMNS or not text[1:].isdigit():
+    if len(text) < 2 or text[0] not in GTP_COLUMNS or not (text[1:].isascii() and text[1:].isdigit()):
         raise InvalidVertexError(f"invalid vertex {vertex!r}: expected a letter A-Z (no I) and a row number")
     col = GTP_COLUMNS.index(text[0])
     row_number = int(text[1:])

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
-from engine.board import KO, LEGAL, TO_PLAY
+from engine.board import LEGAL, TO_PLAY
 from engine.coords import action_to_gtp
 from engine.go import go_hash_after
 from engine.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
@@ -78,9 +78,7 @@ class Game:
     def with_side_to_move(self, color: int) -> "Game":
         """A copy in which ``color`` moves next (GTP's moves out of turn); a pending ko is void."""
         other = self.copy()
-        if other.position.to_play != color:
-            other.position.to_play = Color(color)
-            other.position.info[KO] = 0
+        other.position.to_play = Color(color)
         return other
 
     def _superko_key(self, position: Position) -> int:

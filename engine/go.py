@@ -14,7 +14,7 @@ All functions take the padded board width ``W`` and points, not actions; see
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.board import (CAPTURED_BLACK, HASH, HEAD, HISTORY, KO, KO_RECAPTURE, LEGAL, LIBS, MOVES, NEXT,
                           OCCUPIED, PASS_POINT, PASSES, RING, SIZE, STONES, SUICIDE, TO_PLAY, geometry, put_stone,
@@ -142,6 +142,23 @@ def _join_friends(cells, W, p, color):
 
 
 @njit(cache=True)
+def _legal_without_liberty(stones, head, libs, W, point, color, suicide_allowed):
+    """Whether a stone on an empty ``point`` with no empty neighbour is legal: it joins a chain
+    that keeps a liberty, captures, or suicide is allowed."""
+    opp = 3 - color
+    for d in (1, -1, W, -W):
+        q = point + d
+        c = stones[q]
+        if c == color:
+            if libs[head[q]] > 1:
+                return True
+        elif c == opp:
+            if libs[head[q]] == 1:
+                return True
+    return suicide_allowed
+
+
+@njit(cache=True)
 def go_check(cells, info, W, point, color, suicide_allowed):
     """Verdict for ``color`` playing at ``point`` under simple ko (superko is the Game's)."""
     stones = cells[STONES]
@@ -149,21 +166,12 @@ def go_check(cells, info, W, point, color, suicide_allowed):
         return OCCUPIED
     if point == info[KO] and color == info[TO_PLAY]:
         return KO_RECAPTURE
-    head = cells[HEAD]
-    libs = cells[LIBS]
-    opp = 3 - color
-    for d in (1, -1, W, -W):
-        q = point + d
-        c = stones[q]
-        if c == EMPTY:
-            return LEGAL
-        if c == color:
-            if libs[head[q]] > 1:
-                return LEGAL
-        elif c == opp:
-            if libs[head[q]] == 1:
-                return LEGAL
-    return LEGAL if suicide_allowed else SUICIDE
+    if (stones[point - 1] == EMPTY or stones[point + 1] == EMPTY
+            or stones[point - W] == EMPTY or stones[point + W] == EMPTY):
+        return LEGAL
+    if _legal_without_liberty(stones, cells[HEAD], cells[LIBS], W, point, color, suicide_allowed):
+        return LEGAL
+    return SUICIDE
 
 
 @njit(cache=True)
@@ -277,10 +285,25 @@ def go_hash_after(cells, info, zobrist, W, point, color):
 
 @njit(cache=True)
 def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
-    """Fill ``mask[A]`` (bool) with the simple-ko legal actions of ``color``; pass is legal."""
+    """Fill ``mask[A]`` (bool) with the simple-ko legal actions of ``color``; pass is legal.
+
+    One loop with the common case (an empty neighbour) inline: this runs at
+    every expansion of the search tree.
+    """
+    stones = cells[STONES]
+    head = cells[HEAD]
+    libs = cells[LIBS]
+    ko = info[KO] if color == info[TO_PLAY] else -1
     n = action_point.shape[0]
     for a in range(n):
-        mask[a] = go_check(cells, info, W, action_point[a], color, suicide_allowed) == LEGAL
+        p = action_point[a]
+        if stones[p] != EMPTY or p == ko:
+            mask[a] = False
+        elif (stones[p - 1] == EMPTY or stones[p + 1] == EMPTY
+              or stones[p - W] == EMPTY or stones[p + W] == EMPTY):
+            mask[a] = True
+        else:
+            mask[a] = _legal_without_liberty(stones, head, libs, W, p, color, suicide_allowed)
     mask[n] = True
 
 

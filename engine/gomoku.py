@@ -15,7 +15,7 @@ it reaches the winning length:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.board import (FORBIDDEN, HISTORY, LEGAL, MOVES, OCCUPIED, RING, STONES, WINNER, geometry, line_length,
                           put_stone, record_move)

@@ -3,10 +3,11 @@
 Both functions return actions (row 0 at the top); put the stones on the board
 with :meth:`engine.game.Game.place_handicap`.
 
-Fixed handicap (GTP 2 draft, section 4.1.1; GNU Go 3.8 answers the same sets
-on every board it accepts). The stones stand on the star lines: the 3rd line
-from each edge on boards up to 11x11, the 4th line on 12x12 and larger, plus
-the centre lines. In GTP's order, with 19x19 names:
+Fixed handicap (GTP 2 draft, section 4.1.1; GNU Go 3.8 answers the same
+sets, listed in board order, on every board it accepts). The stones stand on
+the star lines: the 3rd line from each edge on boards up to 11x11, the 4th
+line on 12x12 and larger, plus the centre lines. In GTP's order, with 19x19
+names:
 
 ======  =============================================
 stones  points
@@ -83,10 +84,11 @@ def free_handicap(stones: int, size: int) -> list[int]:
     for the board (none below 7x7) is extended greedily: each further stone
     goes on the point farthest (Euclidean) from every stone already placed,
     ties broken towards the edge, then by the lowest action. Points are drawn
-    from the square inside the star lines, widened towards the edge only when
-    it has too few points. At most ``N*N // 2`` stones are placed: GTP 4.1.2
-    lets an engine return fewer stones than asked when more cannot matter,
-    and half the board is already an unlosable lead.
+    from the square inside the star lines, widened towards the edge while a
+    checkerboard on that square would hold fewer than ``stones`` points.
+    At most ``N*N // 2`` stones are placed: GTP 4.1.2 lets an engine return
+    fewer stones than asked when more cannot matter, and half the board is
+    already an unlosable lead.
     Raises :class:`HandicapError` for fewer than 2 or more than ``N*N - 1``.
     """
     if not 2 <= size <= MAX_SIZE:
@@ -98,7 +100,7 @@ def free_handicap(stones: int, size: int) -> list[int]:
         return fixed_handicap(stones, size)
     chosen = fixed_handicap(max_fixed_handicap(size), size) if max_fixed_handicap(size) else []
     lo = max(0, min(_star_line(size), (size - 3) // 2))
-    while lo > 0 and (size - 2 * lo) ** 2 < stones:
+    while lo > 0 and ((size - 2 * lo + 1) // 2) ** 2 < stones:
         lo -= 1
     rows, cols = np.divmod(np.arange(size * size), size)
     inside = (np.minimum(rows, cols) >= lo) & (np.maximum(rows, cols) <= size - 1 - lo)
@@ -108,7 +110,7 @@ def free_handicap(stones: int, size: int) -> list[int]:
     for action in chosen:
         nearest = np.minimum(nearest, (rows - rows[action]) ** 2 + (cols - cols[action]) ** 2)
     while len(chosen) < stones:
-        # lexsort: last key first; argmax picks the greatest distance, then from_centre, then lowest action
+        # lexsort sorts by its last key first: the greatest distance, then off-centre, then the lowest action
         order = np.lexsort((np.arange(size * size), -from_centre, -np.where(inside, nearest, -1.0)))
         action = int(order[0])
         chosen.append(action)

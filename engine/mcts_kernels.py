@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.board import PASS_POINT
 from engine.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
@@ -121,12 +121,13 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     early when a simulation reaches a leaf already in it.
     """
     num_points = action_point.shape[0]
+    root_flat = root_cells.ravel()
     leaves = 0
     finished = 0
     while leaves < leaf_nodes.shape[0] and leaves + finished < budget:
         cells = leaf_cells[leaves]
         info = leaf_info[leaves]
-        cells[:, :] = root_cells
+        cells.ravel()[:] = root_flat  # one contiguous copy, not a 2-D strided loop
         info[:] = root_info
         node = 0
         ints[VIRTUAL, 0] += 1

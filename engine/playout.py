@@ -18,7 +18,7 @@ supported here (its forbidden-point check cannot be cached; see gomoku.py).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.board import LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_check, go_play

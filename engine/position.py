@@ -102,7 +102,11 @@ class Position:
 
     @to_play.setter
     def to_play(self, color: int) -> None:
-        self.info[TO_PLAY] = int(Color(color))
+        """Hand the move to ``color``; a pending ko bound the other player, so it is void if that changes."""
+        color = int(Color(color))
+        if color != self.info[TO_PLAY]:
+            self.info[KO] = 0
+        self.info[TO_PLAY] = color
 
     @property
     def move_number(self) -> int:

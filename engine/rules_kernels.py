@@ -9,7 +9,7 @@ call. ``spec`` is the rules packed as ``int64[SPEC_LEN]`` (see
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import njit
 
 from engine.board import MOVES, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_legal_mask, go_play

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from numba import njit
+from engine.jit import njit
 
 from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
 from engine.types import BLACK, EMPTY, WHITE

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (HASH, HEAD, HISTORY, HISTORY_LEN, KO, LAST, LIBS, MOVES, NEXT, PASS_POINT, PASSES,
-                          RING, SIZE, STONES, TO_PLAY, WINNER, geometry)
+from engine.board import (HASH, HEAD, HISTORY, HISTORY_LEN, KO, KO_RECAPTURE, LAST, LEGAL, LIBS, MOVES, NEXT,
+                          OCCUPIED, PASS_POINT, PASSES, RING, SIZE, STONES, SUICIDE, TO_PLAY, WINNER, geometry)
 from engine.position import Position
 from engine.types import BLACK, EMPTY, WALL, WHITE
 
-__all__ = ["check_consistency", "interior_points", "winning_colors"]
+__all__ = ["check_consistency", "interior_points", "winning_colors", "chain_at", "expected_go_verdict"]
 
 
 def interior_points(size: int) -> list[int]:
@@ -204,6 +204,47 @@ def _check_winner(position: Position) -> None:
         assert winners == {winner}, f"winner is {winner} but winning lines belong to {sorted(winners)}"
     else:
         assert not winners, f"no winner recorded but {sorted(winners)} has a winning line"
-    if rules.variant == "renju":
+    if rules.variant == "renju" and winner != BLACK:  # a move that makes five may also make an overline
         longest = max((n for color, n in _runs(board) if color == BLACK), default=0)
         assert longest <= rules.win_length, f"black has an overline of {longest} under renju"
+
+
+def chain_at(board: np.ndarray, row: int, col: int) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The stones (row, col) of the chain through a stone of ``board[N, N]``, and its liberties."""
+    size = board.shape[0]
+    color = board[row, col]
+    chain, liberties, todo = {(row, col)}, set(), [(row, col)]
+    while todo:
+        r, c = todo.pop()
+        for q in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if not (0 <= q[0] < size and 0 <= q[1] < size):
+                continue
+            if board[q] == EMPTY:
+                liberties.add(q)
+            elif board[q] == color and q not in chain:
+                chain.add(q)
+                todo.append(q)
+    return chain, liberties
+
+
+def expected_go_verdict(position: Position, action: int, color: int) -> int:
+    """LEGAL, OCCUPIED, KO_RECAPTURE or SUICIDE for a Go point move, from the rules' definitions.
+
+    Simple ko is the only history the verdict needs; it is read from
+    ``position.ko_action`` (the playout tests check that field against the
+    captures they watch). Superko is the Game's and is not judged here.
+    """
+    size = position.rules.size
+    board = position.board().copy()
+    row, col = divmod(action, size)
+    if board[row, col] != EMPTY:
+        return OCCUPIED
+    if action == position.ko_action and color == int(position.to_play):
+        return KO_RECAPTURE
+    board[row, col] = color
+    for q in ((row + 1, col), (row - 1, col), (row, col + 1), (row, col - 1)):
+        if 0 <= q[0] < size and 0 <= q[1] < size and board[q] == 3 - color and not chain_at(board, *q)[1]:
+            return LEGAL  # captures, so the new chain gains a liberty
+    if chain_at(board, row, col)[1] or position.rules.suicide:
+        return LEGAL
+    return SUICIDE

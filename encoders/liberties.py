@@ -1,0 +1,98 @@
+"""Encoders of stones by liberty count: ``sevenplane`` and ``elevenplane`` (Go only).
+
+``sevenplane`` (7 planes, ``uint8``)
+    0-2: the side to move's stones whose chain has 1, 2, >=3 liberties;
+    3-5: the opponent's stones likewise;
+    6: the ko plane.
+``elevenplane`` (11 planes, ``uint8``)
+    0-3: the side to move's stones with 1, 2, 3, >=4 liberties;
+    4-7: the opponent's stones likewise;
+    8: ones when black is to move; 9: ones when white is to move;
+    10: the ko plane.
+
+The ko plane marks the points the side to move may not play because of ko:
+the simple-ko point while that ko is active, plus the superko points of a
+Game or of the caller's ``banned`` mask (see :mod:`encoders.base`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from engine.jit import njit
+
+from engine.board import HEAD, KO, LIBS, STONES, TO_PLAY
+from engine.types import BLACK
+
+from encoders.base import Encoder
+
+__all__ = ["SevenPlaneEncoder", "ElevenPlaneEncoder"]
+
+
+@njit(cache=True)
+def liberty_kernel(cells, info, size, point_action, banned, buckets, colour_planes, out):
+    """Fill ``out[B, C, N*N]`` (zeroed).
+
+    Own stones go to plane ``min(libs, buckets) - 1``, opponent stones to
+    ``buckets + min(libs, buckets) - 1``; with ``colour_planes`` the next two
+    planes are black-to-move and white-to-move; the last plane is ko.
+    ``banned`` is ``bool[B, N*N]``, or ``bool[0, N*N]`` for none.
+    """
+    width = size + 2
+    ko_plane = out.shape[1] - 1
+    code = np.empty(size * size, dtype=np.int16)  # +libs own stone, -libs opponent stone, 0 empty
+    for b in range(cells.shape[0]):
+        me = info[b, TO_PLAY]
+        opp = 3 - me
+        stones = cells[b, STONES]
+        head = cells[b, HEAD]
+        libs = cells[b, LIBS]
+        for row in range(size):
+            src = (row + 1) * width + 1
+            dst = row * size
+            for col in range(size):
+                p = src + col
+                s = stones[p]
+                code[dst + col] = min(libs[head[p]], buckets) * (np.int16(s == me) - np.int16(s == opp))
+        for n in range(1, buckets + 1):  # branch-free passes over contiguous planes vectorise
+            own = out[b, n - 1]
+            theirs = out[b, buckets + n - 1]
+            for a in range(size * size):
+                own[a] = code[a] == n
+                theirs[a] = code[a] == -n
+        if colour_planes:
+            out[b, 2 * buckets + (0 if me == BLACK else 1), :] = 1
+        ko = info[b, KO]
+        if ko != 0:
+            out[b, ko_plane, point_action[ko]] = 1
+        if banned.shape[0] > 0:
+            for a in range(size * size):
+                if banned[b, a]:
+                    out[b, ko_plane, a] = 1
+
+
+class SevenPlaneEncoder(Encoder):
+    """Own / opponent stones with 1, 2, >=3 liberties; ko."""
+
+    name = "sevenplane"
+    num_planes = 7
+    dtype = np.dtype(np.uint8)
+    games = ("go",)
+    uses_ko = True
+    rows = LIBS + 1
+
+    def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
+        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 3, False, out)
+
+
+class ElevenPlaneEncoder(Encoder):
+    """Own / opponent stones with 1, 2, 3, >=4 liberties; black to move; white to move; ko."""
+
+    name = "elevenplane"
+    num_planes = 11
+    dtype = np.dtype(np.uint8)
+    games = ("go",)
+    uses_ko = True
+    rows = LIBS + 1
+
+    def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
+        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 4, True, out)

@@ -1,0 +1,82 @@
+"""``engine bench net``: network inference speed in positions per second.
+
+The workload is :meth:`engine.evaluator.NetEvaluator.infer` (host planes to
+device, forward pass, logits and values back to the host) on a batch of
+random 0/1 planes through a randomly initialised network: the network's cost
+inside a search, without encoding, masking or the cache. Weights do not
+change the speed, so no model file is needed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from engine.bench.timing import measure_rate, report
+
+__all__ = ["net_command"]
+
+
+@click.command("net")
+@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks.")
+@click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per convolution.")
+@click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True, help="Board size.")
+@click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Positions per forward pass.")
+@click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
+              help="AlphaGo Zero heads, or size-independent pooled heads.")
+@click.option("--in-planes", type=click.IntRange(1), default=17, show_default=True, help="Input planes.")
+@click.option("--device", default=None, help="cpu, cuda, mps... [default: cuda, then mps, else cpu].")
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
+              help="auto: bf16 where the hardware has it natively, else fp32.")
+@click.option("--threads", type=click.IntRange(1), default=None, help="CPU threads [default: every core].")
+@click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True, help="Length of each run.")
+@click.option("--runs", type=click.IntRange(1), default=5, show_default=True, help="Runs; the median is reported.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in_planes: int, device: str | None,
+                dtype: str, threads: int | None, seconds: float, runs: int, as_json: bool) -> None:
+    """Network forward passes: positions/s (median of several runs)."""
+    started = time.perf_counter()
+    import numpy as np
+    import torch
+
+    from engine.evaluator import NetEvaluator
+    from engine.net import NetConfig, PolicyValueNet
+
+    config = NetConfig(blocks, filters, in_planes, None if heads == "pooled" else size, heads)
+    torch.manual_seed(0)
+    stand_in = _PlaneCount(in_planes)
+    evaluator = NetEvaluator(PolicyValueNet(config), stand_in, device=device, dtype=dtype, threads=threads,
+                             cache_size=0)
+    planes = (np.random.default_rng(0).random((batch, in_planes, size, size)) < 0.3).astype(np.uint8)
+
+    def step() -> float:
+        evaluator.infer(planes)
+        return float(batch)
+
+    for _ in range(3):  # warm-up: allocator, oneDNN primitive selection, cuDNN autotuning
+        step()
+    startup = time.perf_counter() - started
+    rate = measure_rate(step, seconds, runs)
+    dtype_name = evaluator.dtype_name
+    result = {"net": config.name, "blocks": blocks, "filters": filters, "size": size, "batch": batch,
+              "heads": heads, "in_planes": in_planes, "device": str(evaluator.device), "dtype": dtype_name,
+              "threads": torch.get_num_threads(), "runs": runs, "seconds": seconds,
+              "positions_per_s": rate.median, "positions_per_s_runs": rate.runs, "startup_s": startup}
+    report(result, as_json,
+           f"{config.name} {size}x{size} batch {batch} on {evaluator.device} ({dtype_name}, "
+           f"{torch.get_num_threads()} threads): {rate.median:,.0f} positions/s "
+           f"(median of {runs} runs of {seconds:g} s; setup {startup:.2f} s)")
+
+
+class _PlaneCount:
+    """The encoder stand-in ``NetEvaluator`` needs: ``infer`` is fed planes directly."""
+
+    name = "bench"
+    uses_history = False
+
+    def __init__(self, num_planes: int) -> None:
+        self.num_planes = num_planes
+
+    def encode_batch(self, positions: object) -> "object":
+        raise NotImplementedError("engine bench net feeds planes to infer() directly")

@@ -1,0 +1,197 @@
+"""The policy/value network: a residual tower with AlphaGo Zero or size-independent heads.
+
+Shapes. Input ``float[B, C, N, N]`` (C = ``in_planes``, row 0 at the top, as
+actions count); output ``(policy_logits float[B, N*N + 1], value float[B])``
+with pass last, unnormalised policy logits and a value in [-1, 1] from the
+side to move's point of view.
+
+Two head types, chosen by :attr:`NetConfig.heads`:
+
+``"fc"`` (AlphaGo Zero)
+    policy: 1x1 conv to 2 filters, BN, ReLU, fully connected to N*N + 1;
+    value: 1x1 conv to 1 filter, BN, ReLU, fully connected 256, ReLU,
+    fully connected 1, tanh. The fully connected layers fix the board size.
+``"pooled"`` (size-independent, after KataGo)
+    policy: 1x1 conv to 32 filters, BN, ReLU, then a 1x1 conv to one logit
+    per point; the pass logit is a linear function of those 32 features
+    pooled over the board. value: 1x1 conv to 32 filters, BN, ReLU, pooled,
+    fully connected 256, ReLU, fully connected 1, tanh. Pooling gives three
+    numbers per channel: the mean, the mean scaled by ``(N - 14) / 10`` (so
+    the head can tell board sizes apart) and the max. No layer depends on N,
+    so the same weights play every board size.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+__all__ = ["NetConfig", "PolicyValueNet", "HEADS"]
+
+HEADS = ("fc", "pooled")
+VALUE_HIDDEN = 256
+POOLED_HEAD_FILTERS = 32
+_NAME = re.compile(r"b(\d+)c(\d+)(-pooled)?")
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """The architecture: ``blocks`` residual blocks of ``filters`` 3x3 filters.
+
+    ``board_size`` is required by the ``"fc"`` heads and must be ``None`` for
+    ``"pooled"`` ones, which fit every size.
+    """
+
+    blocks: int
+    filters: int
+    in_planes: int
+    board_size: int | None = 19
+    heads: str = "fc"
+
+    def __post_init__(self) -> None:
+        if self.heads not in HEADS:
+            raise ValueError(f"unknown heads {self.heads!r}: expected one of {', '.join(HEADS)}")
+        for field in ("blocks", "filters", "in_planes"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or value < (0 if field == "blocks" else 1):
+                raise ValueError(f"{field} must be a positive int, not {value!r}")
+        if self.heads == "fc" and not (isinstance(self.board_size, int) and self.board_size >= 2):
+            raise ValueError(f"fc heads need a board size >= 2, not {self.board_size!r}")
+        if self.heads == "pooled" and self.board_size is not None:
+            raise ValueError("pooled heads fit every board size: board_size must be None")
+
+    @property
+    def name(self) -> str:
+        """``b6c64`` (``b6c64-pooled`` for size-independent heads), as model names use it."""
+        return f"b{self.blocks}c{self.filters}" + ("-pooled" if self.heads == "pooled" else "")
+
+    @classmethod
+    def from_name(cls, name: str, in_planes: int, board_size: int | None = None) -> "NetConfig":
+        """Parse ``b6c64`` or ``b6c64-pooled``; ``board_size`` is ignored for pooled heads."""
+        match = _NAME.fullmatch(name.strip().lower())
+        if match is None:
+            raise ValueError(f"not a network name: {name!r} (expected e.g. b6c64 or b6c64-pooled)")
+        pooled = match.group(3) is not None
+        return cls(int(match.group(1)), int(match.group(2)), in_planes, None if pooled else board_size,
+                   "pooled" if pooled else "fc")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, fields: dict[str, Any]) -> "NetConfig":
+        return cls(**fields)
+
+
+def _conv_bn(in_channels: int, out_channels: int, kernel: int) -> nn.Sequential:
+    """Convolution (no bias: batch norm follows) and batch norm, same padding."""
+    return nn.Sequential(nn.Conv2d(in_channels, out_channels, kernel, padding=kernel // 2, bias=False),
+                         nn.BatchNorm2d(out_channels))
+
+
+class ResidualBlock(nn.Module):
+    """conv-BN-ReLU-conv-BN, plus the input, then ReLU."""
+
+    def __init__(self, filters: int) -> None:
+        super().__init__()
+        self.first = _conv_bn(filters, filters, 3)
+        self.second = _conv_bn(filters, filters, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = torch.relu(self.first(x))
+        return torch.relu(self.second(y) + x)
+
+
+def global_pool(x: Tensor) -> Tensor:
+    """``float[B, 3C]``: per channel the mean, the mean times ``(N - 14) / 10`` and the max."""
+    mean = x.mean(dim=(2, 3))
+    scale = (x.shape[-1] - 14) / 10
+    return torch.cat([mean, mean * scale, x.amax(dim=(2, 3))], dim=1)
+
+
+class FullyConnectedHeads(nn.Module):
+    """AlphaGo Zero's policy and value heads, for one board size."""
+
+    def __init__(self, filters: int, size: int) -> None:
+        super().__init__()
+        points = size * size
+        self.policy_conv = _conv_bn(filters, 2, 1)
+        self.policy_fc = nn.Linear(2 * points, points + 1)
+        self.value_conv = _conv_bn(filters, 1, 1)
+        self.value_fc = nn.Sequential(nn.Linear(points, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1))
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        policy = self.policy_fc(torch.relu(self.policy_conv(x)).flatten(1))
+        value = self.value_fc(torch.relu(self.value_conv(x)).flatten(1))
+        return policy, torch.tanh(value).squeeze(1)
+
+
+class PooledHeads(nn.Module):
+    """Convolutional policy with a pooled pass logit and a pooled value: any board size."""
+
+    def __init__(self, filters: int) -> None:
+        super().__init__()
+        width = POOLED_HEAD_FILTERS
+        self.policy_conv = _conv_bn(filters, width, 1)
+        self.policy_points = nn.Conv2d(width, 1, 1)
+        self.policy_pass = nn.Linear(3 * width, 1)
+        self.value_conv = _conv_bn(filters, width, 1)
+        self.value_fc = nn.Sequential(nn.Linear(3 * width, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1))
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        p = torch.relu(self.policy_conv(x))
+        policy = torch.cat([self.policy_points(p).flatten(1), self.policy_pass(global_pool(p))], dim=1)
+        value = self.value_fc(global_pool(torch.relu(self.value_conv(x))))
+        return policy, torch.tanh(value).squeeze(1)
+
+
+class PolicyValueNet(nn.Module):
+    """The residual tower and its heads, built from a :class:`NetConfig`."""
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.stem = _conv_bn(config.in_planes, config.filters, 3)
+        self.tower = nn.Sequential(*[ResidualBlock(config.filters) for _ in range(config.blocks)])
+        if config.heads == "fc":
+            assert config.board_size is not None
+            self.heads: nn.Module = FullyConnectedHeads(config.filters, config.board_size)
+        else:
+            self.heads = PooledHeads(config.filters)
+
+    def forward(self, planes: Tensor) -> tuple[Tensor, Tensor]:
+        """``planes float[B, C, N, N]`` -> ``(policy logits [B, N*N + 1], value [B] in [-1, 1])``."""
+        if planes.ndim != 4 or planes.shape[1] != self.config.in_planes or planes.shape[2] != planes.shape[3]:
+            raise ValueError(f"expected planes [B, {self.config.in_planes}, N, N], not {list(planes.shape)}")
+        size = self.config.board_size
+        if size is not None and planes.shape[-1] != size:
+            raise ValueError(f"this {self.config.name} network plays {size}x{size}, not "
+                             f"{planes.shape[-1]}x{planes.shape[-1]}")
+        return self.heads(self.tower(torch.relu(self.stem(planes))))
+
+    def for_inference(self) -> "PolicyValueNet":
+        """A frozen copy in eval mode with every batch norm folded into the convolution before it.
+
+        Same outputs (to float rounding), one operation fewer per layer; the
+        original keeps training.
+        """
+        frozen = copy.deepcopy(self).eval()
+        _fold_batch_norms(frozen)
+        return frozen.requires_grad_(False)
+
+
+def _fold_batch_norms(module: nn.Module) -> None:
+    """Replace every conv + batch norm pair (built by ``_conv_bn``) by one biased convolution."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    for name, child in module.named_children():
+        if (isinstance(child, nn.Sequential) and len(child) == 2 and isinstance(child[0], nn.Conv2d)
+                and isinstance(child[1], nn.BatchNorm2d)):
+            setattr(module, name, fuse_conv_bn_eval(child[0], child[1]))
+        else:
+            _fold_batch_norms(child)

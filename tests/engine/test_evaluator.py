@@ -1,0 +1,327 @@
+"""Evaluators: legal-move masking and renormalisation, values, the cache, random symmetry, devices and dtypes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+import torch
+
+from engine.evaluator import (Evaluator, NetEvaluator, UniformEvaluator, _Symmetries, masked_softmax, pick_device,
+                              pick_dtype)
+from engine.game import Game
+from engine.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
+from engine.net import NetConfig, PolicyValueNet
+from engine.position import Position
+from engine.rules import Rules
+from engine.diagram import parse_diagram
+from engine.types import BLACK, EMPTY, WHITE
+
+
+class TwoPlanes:
+    """Stand-in encoder: own stones, opponent stones (from the side to move's point of view)."""
+
+    name = "two"
+    num_planes = 2
+
+    def __init__(self, uses_history: bool = False) -> None:
+        self.uses_history = uses_history
+        self.calls = 0
+
+    def encode_batch(self, positions: Sequence[Position]) -> np.ndarray:
+        self.calls += 1
+        boards = np.stack([p.board() for p in positions])
+        me = np.array([int(p.to_play) for p in positions])[:, None, None]
+        own = boards == me
+        theirs = (boards != EMPTY) & ~own
+        return np.stack([own, theirs], axis=1).astype(np.uint8)
+
+
+def _net(size: int | None, heads: str = "fc", seed: int = 0) -> PolicyValueNet:
+    torch.manual_seed(seed)
+    return PolicyValueNet(NetConfig(1, 8, 2, size, heads))
+
+
+def _positions(rules: Rules, count: int, seed: int = 0) -> list[Position]:
+    """Positions along random legal games (captures and ko included on small boards)."""
+    rng = np.random.default_rng(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position(rules)
+        for _ in range(rng.integers(0, 3 * rules.num_points)):
+            legal = np.flatnonzero(position.legal_mask()[:-1])  # no passes, so the game goes on
+            if len(legal) == 0 or position.is_over:
+                break
+            position.play_unchecked(int(rng.choice(legal)))
+        if not position.is_over:
+            found.append(position)
+    return found
+
+
+def _check_priors(priors: np.ndarray, positions: list[Position], underflow: bool = False) -> None:
+    """Exactly 0 on illegal actions, sums to 1; > 0 on legal ones unless float32 ``underflow`` is expected."""
+    assert priors.dtype == np.float32
+    for row, position in zip(priors, positions):
+        mask = position.legal_mask()
+        assert np.all(row[~mask] == 0.0), "an illegal action has probability"
+        assert underflow or np.all(row[mask] > 0.0)
+        assert abs(float(row.sum()) - 1.0) < 1e-5
+
+
+# ---------------------------------------------------------------- uniform
+def test_uniform_evaluator() -> None:
+    positions = _positions(Rules.go(5, "japanese"), 12)
+    priors, values = UniformEvaluator().evaluate(positions)
+    _check_priors(priors, positions)
+    for row, position in zip(priors, positions):
+        np.testing.assert_allclose(row[position.legal_mask()], 1.0 / position.legal_mask().sum(), rtol=1e-6)
+    assert values.shape == (12,) and values.dtype == np.float32 and not values.any()
+    assert isinstance(UniformEvaluator(), Evaluator)
+
+
+def test_gomoku_never_gets_pass() -> None:
+    positions = _positions(Rules.gomoku(7), 6)
+    priors, _ = UniformEvaluator().evaluate(positions)
+    _check_priors(priors, positions)
+    assert not priors[:, -1].any()
+
+
+def test_finished_game_puts_all_mass_on_pass() -> None:
+    game = Game(Rules.go(5, "chinese"))
+    game.play(25)
+    game.play(25)
+    assert not game.position.legal_mask().any()
+    priors, _ = UniformEvaluator().evaluate([game.position])
+    assert priors[0, -1] == 1.0 and priors[0].sum() == 1.0
+
+
+def test_masked_softmax_matches_softmax_over_legal_actions() -> None:
+    rng = np.random.default_rng(3)
+    logits = rng.normal(size=(6, 10)).astype(np.float32) * 30  # large logits: exp would overflow unshifted
+    masks = rng.random((6, 10)) < 0.5
+    masks[0] = False
+    priors = masked_softmax(logits, masks)
+    for row, logit, mask in zip(priors[1:], logits[1:], masks[1:]):
+        want = np.exp(logit[mask].astype(np.float64) - logit[mask].max())
+        np.testing.assert_allclose(row[mask], want / want.sum(), rtol=1e-5, atol=1e-7)
+        assert np.all(row[~mask] == 0)
+    assert priors[0, -1] == 1 and priors[0, :-1].sum() == 0
+
+
+# ------------------------------------------------------------------- net
+@pytest.mark.parametrize("heads,size", [("fc", 5), ("fc", 9), ("pooled", 9)])
+def test_net_evaluator_masks_and_renormalises(heads: str, size: int) -> None:
+    rules = Rules.go(size, "japanese")
+    positions = _positions(rules, 10)
+    net = _net(None if heads == "pooled" else size, heads)
+    priors, values = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
+    _check_priors(priors, positions)
+    assert values.shape == (10,) and values.dtype == np.float32
+    assert np.all(np.abs(values) <= 1.0)
+    # The priors are the network's softmax restricted to the legal actions (checked with torch's own softmax).
+    with torch.no_grad():
+        logits, want_values = net.eval()(torch.from_numpy(TwoPlanes().encode_batch(positions)).float())
+    masks = torch.from_numpy(np.stack([p.legal_mask() for p in positions]))
+    want = torch.softmax(logits.masked_fill(~masks, float("-inf")), dim=1).numpy()
+    np.testing.assert_allclose(priors, want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(values, want_values.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_values_stay_in_range_with_extreme_weights() -> None:
+    net = _net(5)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.mul_(50)
+    positions = _positions(Rules.go(5, "japanese"), 8)
+    priors, values = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
+    _check_priors(priors, positions, underflow=True)
+    assert np.all(np.abs(values) <= 1.0)
+
+
+def test_bf16_runs_and_stays_close_to_fp32() -> None:
+    positions = _positions(Rules.go(5, "japanese"), 6)
+    net = _net(5)
+    fp32 = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
+    bf16_evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="bf16")
+    assert bf16_evaluator.dtype_name == "bf16"
+    bf16 = bf16_evaluator.evaluate(positions)
+    _check_priors(bf16[0], positions)
+    np.testing.assert_allclose(bf16[0], fp32[0], atol=0.02)
+    np.testing.assert_allclose(bf16[1], fp32[1], atol=0.05)
+
+
+def test_cache_hits_return_identical_results() -> None:
+    positions = _positions(Rules.go(9, "japanese"), 8)
+    encoder = TwoPlanes()
+    evaluator = NetEvaluator(_net(9), encoder, device="cpu", dtype="fp32", cache_size=100)
+    first = evaluator.evaluate(positions)
+    assert (evaluator.hits, evaluator.misses, encoder.calls) == (0, 8, 1)
+    again = evaluator.evaluate(positions[::-1])
+    assert (evaluator.hits, encoder.calls) == (8, 1), "cached positions were encoded again"
+    np.testing.assert_array_equal(again[0], first[0][::-1])
+    np.testing.assert_array_equal(again[1], first[1][::-1])
+    uncached = NetEvaluator(_net(9), TwoPlanes(), device="cpu", dtype="fp32", cache_size=0).evaluate(positions)
+    np.testing.assert_allclose(uncached[0], first[0], rtol=1e-6, atol=1e-7)
+
+
+def test_cache_is_bounded_and_evicts_the_least_recent() -> None:
+    positions = _positions(Rules.go(5, "japanese"), 5)
+    encoder = TwoPlanes()
+    evaluator = NetEvaluator(_net(5), encoder, device="cpu", dtype="fp32", cache_size=3)
+    for position in positions[:3]:
+        evaluator.evaluate([position])
+    evaluator.evaluate([positions[0]])                 # refresh 0: now 1 is the least recent
+    evaluator.evaluate([positions[3]])                 # evicts 1
+    calls = encoder.calls
+    evaluator.evaluate([positions[0], positions[2], positions[3]])
+    assert encoder.calls == calls, "a recent entry was evicted"
+    evaluator.evaluate([positions[1]])
+    assert encoder.calls == calls + 1, "the least recent entry was kept"
+    assert len(evaluator._cache) == 3
+
+
+KO_SHAPE = """
+. . . . .
+. X O . .
+X O . O .
+. X O . .
+. . . . .
+"""
+
+
+def test_cache_masks_for_the_position_asked() -> None:
+    """Same stones and side to move, one with a ko: masking is redone per call, not cached."""
+    rules = Rules.go(5, "japanese")
+    before = Position.from_board(rules, parse_diagram(KO_SHAPE), BLACK)
+    before.play_unchecked(12)   # black C3 takes the white stone at B3: a ko
+    assert before.ko_action == 11
+    no_ko = Position.from_board(rules, before.board(), WHITE)
+    assert no_ko.ko_action is None and no_ko.legal_mask()[11]
+    evaluator = NetEvaluator(_net(5), TwoPlanes(), device="cpu", dtype="fp32", cache_size=10)
+    evaluator._history = False     # key on the position alone, so that the two could share an entry
+    ko_priors, _ = evaluator.evaluate([before])
+    free_priors, _ = evaluator.evaluate([no_ko])
+    assert ko_priors[0, 11] == 0.0 and free_priors[0, 11] > 0.0
+    _check_priors(ko_priors, [before])
+    _check_priors(free_priors, [no_ko])
+
+
+def test_history_encoders_key_the_cache_on_the_history_too() -> None:
+    rules = Rules.go(5, "japanese")
+    one, two = Position(rules), Position(rules)
+    for action in (0, 12, 24):
+        one.play_unchecked(action)
+    for action in (24, 12, 0):
+        two.play_unchecked(action)
+    assert one.key == two.key and not np.array_equal(one.history(), two.history())
+    with_history = NetEvaluator(_net(5), TwoPlanes(uses_history=True), device="cpu", dtype="fp32")
+    with_history.evaluate([one])
+    with_history.evaluate([two])
+    assert with_history.hits == 0
+    stones_only = NetEvaluator(_net(5), TwoPlanes(uses_history=False), device="cpu", dtype="fp32")
+    stones_only.evaluate([one])
+    stones_only.evaluate([two])
+    assert stones_only.hits == 1
+
+
+def test_random_symmetry_keeps_illegal_moves_at_zero() -> None:
+    positions = _positions(Rules.go(7, "japanese"), 16, seed=4)
+    evaluator = NetEvaluator(_net(7), TwoPlanes(), device="cpu", dtype="fp32", random_symmetry=True, seed=1,
+                             cache_size=0)
+    for _ in range(3):
+        priors, values = evaluator.evaluate(positions)
+        _check_priors(priors, positions)
+        assert np.all(np.abs(values) <= 1.0)
+
+
+def test_random_symmetry_evaluates_the_transformed_board() -> None:
+    """With symmetry k forced, the priors are those of the transformed board, mapped back."""
+    rules = Rules.go(7, "japanese")
+    positions = _positions(rules, 8, seed=5)
+    net = _net(7)
+    plain = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", cache_size=0)
+    evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", random_symmetry=True, cache_size=0)
+    ks = np.arange(8)
+
+    class Fixed:
+        def integers(self, low: int, high: int, size: int) -> np.ndarray:
+            return ks[:size]
+
+    evaluator._rng = Fixed()  # type: ignore[assignment]
+    priors, values = evaluator.evaluate(positions)
+    for k, position, row, value in zip(ks, positions, priors, values):
+        board = position.board()
+        n = board.shape[0]
+        turned = np.rot90(np.fliplr(board) if k >= 4 else board, k % 4)
+        other = Position.from_board(rules, np.ascontiguousarray(turned), position.to_play)
+        other_priors, other_values = plain.evaluate([other])
+        grid = np.arange(n * n).reshape(n, n)
+        source = np.rot90(np.fliplr(grid) if k >= 4 else grid, k % 4).reshape(-1)  # input cell of each output
+        back = np.empty(n * n + 1, dtype=np.float32)
+        back[source] = other_priors[0, :-1]
+        back[-1] = other_priors[0, -1]
+        if position.ko_action is None:  # from_board drops the ko point, so masks differ only with a ko
+            np.testing.assert_allclose(row, back, rtol=1e-4, atol=1e-6)
+        assert abs(value - other_values[0]) < 1e-5
+
+
+def test_torch_symmetries_agree_with_the_encoders_package() -> None:
+    symmetry = pytest.importorskip("encoders.symmetry")
+    size = 5
+    tables = _Symmetries(size, torch.device("cpu"))
+    planes = np.random.default_rng(0).integers(0, 9, (8, 3, size, size))
+    logits = np.random.default_rng(1).normal(size=(8, size * size + 1)).astype(np.float32)
+    ks = torch.arange(8)
+    turned = tables.planes(torch.from_numpy(planes), ks).numpy()
+    undone = tables.undo_policy(torch.from_numpy(logits), ks).numpy()
+    for k in range(8):
+        np.testing.assert_array_equal(turned[k], symmetry.transform_planes(planes[k], k))
+        np.testing.assert_array_equal(undone[k], symmetry.inverse_policy(logits[k], k))
+
+
+def test_with_a_real_encoder_and_a_model_file(tmp_path: pytest.TempPathFactory) -> None:
+    registry = pytest.importorskip("encoders.registry")
+    rules = Rules.go(9, "chinese")
+    encoder = registry.get_encoder("zero17", rules)
+    config = NetConfig(1, 8, encoder.num_planes, 9)
+    path = save_model(tmp_path / "m.safetensors",
+                      Model(PolicyValueNet(config), ModelInfo("go", "zero17", encoder.num_planes, config)))
+    model = load_model(path, expect_game="go", expect_size=9, expect_encoder=encoder)
+    positions = _positions(rules, 6)
+    priors, values = NetEvaluator(model, encoder, device="cpu").evaluate(positions)
+    _check_priors(priors, positions)
+    assert np.all(np.abs(values) <= 1.0)
+
+
+def test_encoder_mismatch_is_refused() -> None:
+    config = NetConfig(1, 8, 2, 5)
+    model = Model(PolicyValueNet(config), ModelInfo("go", "other", 2, config))
+    with pytest.raises(ModelFormatError, match="reads encoder other"):
+        NetEvaluator(model, TwoPlanes(), device="cpu")
+    with pytest.raises(ModelFormatError, match="reads 3 planes"):
+        NetEvaluator(PolicyValueNet(NetConfig(1, 8, 3, 5)), TwoPlanes(), device="cpu")
+
+
+def test_device_and_dtype_choice() -> None:
+    assert pick_device("cpu").type == "cpu"
+    assert pick_device(None).type in ("cpu", "cuda", "mps")
+    cpu = torch.device("cpu")
+    assert pick_dtype("fp32", cpu) == torch.float32
+    assert pick_dtype("bf16", cpu) == torch.bfloat16
+    assert pick_dtype("auto", cpu) in (torch.float32, torch.bfloat16)
+    with pytest.raises(ValueError, match="unknown dtype"):
+        pick_dtype("fp8", cpu)
+
+
+def test_network_copy_is_frozen() -> None:
+    """Training the original net after building the evaluator does not change its answers."""
+    net = _net(5)
+    positions = _positions(Rules.go(5, "japanese"), 3)
+    evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", cache_size=0)
+    before = evaluator.evaluate(positions)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.add_(1.0)
+    after = evaluator.evaluate(positions)
+    np.testing.assert_array_equal(before[0], after[0])

@@ -1,0 +1,48 @@
+"""Every command answers ``--help``; the benchmark commands print what they promise."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import main
+
+
+def _all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    ctx = click.Context(group)
+    found = [prefix]
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, f"{' '.join(prefix + (name,))} does not load"
+        if isinstance(command, click.Group):
+            found += _all_commands(command, prefix + (name,))
+        else:
+            found.append(prefix + (name,))
+    return found
+
+
+@pytest.mark.parametrize("words", _all_commands(main), ids=lambda w: " ".join(w) or "engine")
+def test_every_command_has_help(words: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*words, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+
+
+@pytest.mark.parametrize("args", [["--game", "go", "--size", "5"], ["--game", "go", "--size", "5", "--api", "game"],
+                                  ["--game", "gomoku", "--size", "7"]])
+def test_bench_rules_json(args: list[str]) -> None:
+    result = CliRunner().invoke(main, ["bench", "rules", *args, "--seconds", "0.02", "--runs", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["moves_per_s"] > 0 and figures["playouts_per_s"] > 0
+    assert len(figures["moves_per_s_runs"]) == 2
+    assert figures["moves_per_playout"] >= 1
+
+
+def test_bench_rules_refuses_renju() -> None:
+    result = CliRunner().invoke(main, ["bench", "rules", "--game", "gomoku", "--rules", "renju", "--seconds", "0.01"])
+    assert result.exit_code != 0
+    assert "renju" in str(result.exception or result.output)
