@@ -14,11 +14,10 @@ import time
 import click
 import numpy as np
 
+from encoders.registry import ENCODERS, get_encoder
 from engine.bench.timing import measure_rate, report
 from engine.position import Position
 from engine.rules import Rules
-
-from encoders.registry import ENCODERS, get_encoder
 
 __all__ = ["encode_command", "random_positions"]
 

@@ -16,12 +16,11 @@ stones) are empty; a pass repeats the board, so history shifts through passes.
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
-
-from engine.board import HISTORY, HISTORY_LEN, RING, STONES, TO_PLAY
-from engine.types import BLACK
 
 from encoders.base import Encoder
+from engine.board import HISTORY, HISTORY_LEN, RING, STONES, TO_PLAY
+from engine.jit import njit
+from engine.types import BLACK
 
 __all__ = ["Zero17Encoder", "LZ18Encoder"]
 

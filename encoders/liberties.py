@@ -18,12 +18,11 @@ Game or of the caller's ``banned`` mask (see :mod:`encoders.base`).
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
-
-from engine.board import HEAD, KO, LIBS, STONES, TO_PLAY
-from engine.types import BLACK
 
 from encoders.base import Encoder
+from engine.board import HEAD, KO, LIBS, STONES, TO_PLAY
+from engine.jit import njit
+from engine.types import BLACK
 
 __all__ = ["SevenPlaneEncoder", "ElevenPlaneEncoder"]
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from engine.rules import Rules
-
 from encoders.base import Encoder, EncoderError
 from encoders.history import LZ18Encoder, Zero17Encoder
 from encoders.liberties import ElevenPlaneEncoder, SevenPlaneEncoder
 from encoders.stones import Gomoku4Encoder, OnePlaneEncoder
+from engine.rules import Rules
 
 __all__ = ["ENCODERS", "encoder_names", "get_encoder"]
 

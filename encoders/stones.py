@@ -11,12 +11,11 @@
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
-
-from engine.board import LAST, STONES, TO_PLAY
-from engine.types import BLACK
 
 from encoders.base import Encoder
+from engine.board import LAST, STONES, TO_PLAY
+from engine.jit import njit
+from engine.types import BLACK
 
 __all__ = ["OnePlaneEncoder", "Gomoku4Encoder"]
 

@@ -24,9 +24,9 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from engine.jit import njit
 
-from engine.types import BLACK, EMPTY, WALL, WHITE
+from engine.jit import njit
+from engine.types import BLACK, EMPTY, WALL
 
 __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HISTORY", "HISTORY_LEN",
            "ROWS", "INFO_LEN", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",

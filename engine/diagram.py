@@ -13,12 +13,18 @@ top row first, cells separated by spaces or not.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from engine.coords import GTP_COLUMNS
 from engine.types import BLACK, EMPTY, WHITE
 
-__all__ = ["parse_diagram", "to_diagram"]
+if TYPE_CHECKING:
+    from engine.game import Game
+    from engine.rules import Rules
+
+__all__ = ["parse_diagram", "to_diagram", "game_from_diagram"]
 
 _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 _CELLS = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "#": BLACK, "O": WHITE, "o": WHITE}
@@ -35,6 +41,26 @@ def parse_diagram(text: str) -> np.ndarray:
     if size == 0 or any(len(row) != size for row in rows):
         raise ValueError(f"diagram is not square: row lengths {[len(r) for r in rows]}")
     return np.array(rows, dtype=np.int8)
+
+
+def game_from_diagram(text: str, rules: "Rules | str", to_play: int | str = "B") -> "Game":
+    """A game holding the diagram's stones as setup, ``to_play`` to move.
+
+    ``rules`` may be a rules string; its board size is then taken from the diagram.
+    """
+    from engine.game import Game
+    from engine.rules import Rules
+    from engine.types import Color
+
+    board = parse_diagram(text)
+    if isinstance(rules, str):
+        rules = Rules.parse(rules, size=board.shape[0])
+    game = Game(rules)
+    flat = board.reshape(-1)
+    color = Color.parse(to_play) if isinstance(to_play, str) else Color(to_play)
+    game.setup(black=np.flatnonzero(flat == BLACK).tolist(), white=np.flatnonzero(flat == WHITE).tolist(),
+               to_play=color)
+    return game
 
 
 def to_diagram(position: "object", labels: bool = True) -> str:

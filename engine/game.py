@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from engine.jit import njit
 
 from engine.board import LEGAL, TO_PLAY
 from engine.coords import action_to_gtp
 from engine.go import go_hash_after
+from engine.jit import njit
 from engine.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
 from engine.rules import Rules
 from engine.scoring import ownership, score

@@ -14,11 +14,31 @@ All functions take the padded board width ``W`` and points, not actions; see
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
 
-from engine.board import (CAPTURED_BLACK, HASH, HEAD, HISTORY, KO, KO_RECAPTURE, LEGAL, LIBS, MOVES, NEXT,
-                          OCCUPIED, PASS_POINT, PASSES, RING, SIZE, STONES, SUICIDE, TO_PLAY, geometry, put_stone,
-                          record_move)
+from engine.board import (
+    CAPTURED_BLACK,
+    HASH,
+    HEAD,
+    HISTORY,
+    KO,
+    KO_RECAPTURE,
+    LEGAL,
+    LIBS,
+    MOVES,
+    NEXT,
+    OCCUPIED,
+    PASS_POINT,
+    PASSES,
+    RING,
+    SIZE,
+    STONES,
+    SUICIDE,
+    TO_PLAY,
+    geometry,
+    put_stone,
+    record_move,
+)
+from engine.jit import njit
 from engine.rules import Rules
 from engine.scoring import score
 from engine.types import BLACK, EMPTY, WHITE, Outcome

@@ -15,10 +15,22 @@ it reaches the winning length:
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
 
-from engine.board import (FORBIDDEN, HISTORY, LEGAL, MOVES, OCCUPIED, RING, STONES, WINNER, geometry, line_length,
-                          put_stone, record_move)
+from engine.board import (
+    FORBIDDEN,
+    HISTORY,
+    LEGAL,
+    MOVES,
+    OCCUPIED,
+    RING,
+    STONES,
+    WINNER,
+    geometry,
+    line_length,
+    put_stone,
+    record_move,
+)
+from engine.jit import njit
 from engine.rules import Rules
 from engine.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
 

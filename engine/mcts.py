@@ -17,9 +17,22 @@ import numpy as np
 
 from engine.board import INFO_LEN, ROWS, geometry
 from engine.game import Game
-from engine.mcts_kernels import (ACTION, FIRST_CHILD, FLOAT_ROWS, INT_ROWS, NET_VALUE, NUM_CHILDREN, PRIOR,
-                                 VALUE_SUM, VISITS, compact_subtree, expand_and_backup, principal_variation,
-                                 reset_tree, select_leaves)
+from engine.mcts_kernels import (
+    ACTION,
+    FIRST_CHILD,
+    FLOAT_ROWS,
+    INT_ROWS,
+    NET_VALUE,
+    NUM_CHILDREN,
+    PRIOR,
+    VALUE_SUM,
+    VISITS,
+    compact_subtree,
+    expand_and_backup,
+    principal_variation,
+    reset_tree,
+    select_leaves,
+)
 from engine.position import Position
 from engine.rules_kernels import pack_rules, terminal_value
 
@@ -127,6 +140,10 @@ class Search:
     def _children(self) -> slice:
         first = int(self._ints[FIRST_CHILD, 0])
         return slice(first, first + int(self._ints[NUM_CHILDREN, 0])) if first >= 0 else slice(0, 0)
+
+    def reset(self) -> None:
+        """Forget the tree (the root position stays)."""
+        reset_tree(self._ints, self._floats, self._count)
 
     def set_game(self, game: Game) -> None:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""

@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from engine.jit import njit
 
 from engine.board import PASS_POINT
+from engine.jit import njit
 from engine.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",

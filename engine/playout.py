@@ -9,7 +9,8 @@ The empty-point list is kept incrementally and rebuilt only after a capture.
 
 The kernels enforce simple ko (as OpenSpiel's Go does); positional superko
 needs the game's history and is :class:`engine.game.Game`'s job. Renju is not
-supported here (its forbidden-point check cannot be cached; see gomoku.py).
+supported here (its forbidden-point check cannot be cached; see gomoku.py):
+``engine.rules_kernels.pack_rules`` refuses it.
 
 ``record`` (``int64[>= move_cap]``) receives the point of every move played
 (``PASS_POINT`` for a pass), so a playout can be replayed or turned into actions.
@@ -18,14 +19,15 @@ supported here (its forbidden-point check cannot be cached; see gomoku.py).
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
 
 from engine.board import LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_check, go_play
 from engine.gomoku import gomoku_play
+from engine.jit import njit
+from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH
 from engine.types import EMPTY
 
-__all__ = ["go_random_playout", "gomoku_random_playout", "go_playouts", "gomoku_playouts", "seed_kernels"]
+__all__ = ["random_playout", "run_playouts", "seed_kernels"]
 
 
 @njit(cache=True)
@@ -46,8 +48,7 @@ def _collect_empties(stones, action_point, empties):
 
 
 @njit(cache=True)
-def go_random_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record):
-    """Play uniformly random legal Go moves in place until the game ends; return the moves played."""
+def _go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record):
     stones = cells[STONES]
     m = _collect_empties(stones, action_point, empties)
     played = 0
@@ -79,8 +80,7 @@ def go_random_playout(cells, info, zobrist, W, action_point, suicide, move_cap, 
 
 
 @njit(cache=True)
-def gomoku_random_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties, record):
-    """Play uniformly random Gomoku moves (freestyle or standard) until a win, a full board or the cap."""
+def _gomoku_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties, record):
     m = _collect_empties(cells[STONES], action_point, empties)
     played = 0
     while info[WINNER] == 0 and m > 0 and info[MOVES] < move_cap:
@@ -96,7 +96,21 @@ def gomoku_random_playout(cells, info, zobrist, W, action_point, k, variant, mov
 
 
 @njit(cache=True)
-def go_playouts(start_cells, start_info, zobrist, W, action_point, suicide, move_cap, count):
+def random_playout(cells, info, zobrist, W, action_point, spec, empties, record):
+    """Play uniformly random legal moves in place until the game ends; return the moves played.
+
+    ``spec`` is the packed rules (``engine.rules_kernels.pack_rules``);
+    ``empties`` is scratch of ``int64[N*N]``.
+    """
+    if spec[GAME] == GO:
+        return _go_playout(cells, info, zobrist, W, action_point, spec[SUICIDE] != 0, spec[MOVE_CAP], empties,
+                           record)
+    return _gomoku_playout(cells, info, zobrist, W, action_point, spec[WIN_LENGTH], spec[VARIANT],
+                           spec[MOVE_CAP], empties, record)
+
+
+@njit(cache=True)
+def run_playouts(start_cells, start_info, zobrist, W, action_point, spec, count):
     """Run ``count`` playouts from one position; return the total number of moves."""
     cells = start_cells.copy()
     info = start_info.copy()
@@ -106,21 +120,5 @@ def go_playouts(start_cells, start_info, zobrist, W, action_point, suicide, move
     for _ in range(count):
         cells[:, :] = start_cells
         info[:] = start_info
-        total += go_random_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record)
-    return total
-
-
-@njit(cache=True)
-def gomoku_playouts(start_cells, start_info, zobrist, W, action_point, k, variant, move_cap, count):
-    """Run ``count`` Gomoku playouts from one position; return the total number of moves."""
-    cells = start_cells.copy()
-    info = start_info.copy()
-    empties = np.empty(action_point.shape[0], dtype=np.int64)
-    record = np.empty(0, dtype=np.int64)
-    total = 0
-    for _ in range(count):
-        cells[:, :] = start_cells
-        info[:] = start_info
-        total += gomoku_random_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties,
-                                       record)
+        total += random_playout(cells, info, zobrist, W, action_point, spec, empties, record)
     return total

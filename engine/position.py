@@ -11,9 +11,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (CAPTURED_BLACK, HASH, HEAD, HISTORY, HISTORY_LEN, KO, LAST, LIBS, MOVES, PASS_POINT,
-                          PASSES, RING, STONES, TO_PLAY, WINNER, FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED,
-                          SUICIDE, geometry, new_info)
+from engine.board import (
+    CAPTURED_BLACK,
+    FORBIDDEN,
+    HASH,
+    HEAD,
+    HISTORY,
+    HISTORY_LEN,
+    KO,
+    KO_RECAPTURE,
+    LAST,
+    LEGAL,
+    LIBS,
+    MOVES,
+    OCCUPIED,
+    PASS_POINT,
+    PASSES,
+    RING,
+    STONES,
+    SUICIDE,
+    TO_PLAY,
+    WINNER,
+    geometry,
+    new_info,
+)
 from engine.go import GoLogic
 from engine.gomoku import GomokuLogic
 from engine.rules import Rules

@@ -9,11 +9,11 @@ call. ``spec`` is the rules packed as ``int64[SPEC_LEN]`` (see
 from __future__ import annotations
 
 import numpy as np
-from engine.jit import njit
 
 from engine.board import MOVES, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_legal_mask, go_play
 from engine.gomoku import RENJU, VARIANT_CODES, gomoku_legal_mask, gomoku_play
+from engine.jit import njit
 from engine.rules import Rules
 from engine.scoring import lead_of
 from engine.types import BLACK, EMPTY, RulesError

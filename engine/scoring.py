@@ -15,9 +15,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from engine.jit import njit
-
 from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
+from engine.jit import njit
 from engine.types import BLACK, EMPTY, WHITE
 
 __all__ = ["ownership", "score", "region_owners", "lead_of"]

@@ -12,9 +12,11 @@ __all__ = ["bench"]
 @click.group(cls=LazyGroup,
              lazy={"rules": "engine.bench.rules:rules_command",
                    "encode": "encoders.bench:encode_command",
-                   "net": "engine.bench.net:net_command"},
+                   "net": "engine.bench.net:net_command",
+                   "search": "engine.bench.search:search_command"},
              summaries={"rules": "Random playouts through the rules core: moves/s and playouts/s.",
                         "encode": "Batch feature encoding: positions/s.",
-                        "net": "Network forward passes: positions/s."})
+                        "net": "Network forward passes: positions/s.",
+                        "search": "Tree search with a uniform evaluator: simulations/s."})
 def bench() -> None:
     """Measure the speed of the engine's parts (medians of several runs)."""

@@ -29,12 +29,14 @@ __all__ = ["net_command"]
 @click.option("--device", default=None, help="cpu, cuda, mps... [default: cuda, then mps, else cpu].")
 @click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
               help="auto: bf16 where the hardware has it natively, else fp32.")
+@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
+              help="auto: torch.compile on a CPU (compiling is counted in setup_s, not in the rate), else eager.")
 @click.option("--threads", type=click.IntRange(1), default=None, help="CPU threads [default: every core].")
 @click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True, help="Length of each run.")
 @click.option("--runs", type=click.IntRange(1), default=5, show_default=True, help="Runs; the median is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in_planes: int, device: str | None,
-                dtype: str, threads: int | None, seconds: float, runs: int, as_json: bool) -> None:
+                dtype: str, runtime: str, threads: int | None, seconds: float, runs: int, as_json: bool) -> None:
     """Network forward passes: positions/s (median of several runs)."""
     started = time.perf_counter()
     import numpy as np
@@ -47,24 +49,25 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
     torch.manual_seed(0)
     stand_in = _PlaneCount(in_planes)
     evaluator = NetEvaluator(PolicyValueNet(config), stand_in, device=device, dtype=dtype, threads=threads,
-                             cache_size=0)
+                             cache_size=0, runtime=runtime)
     planes = (np.random.default_rng(0).random((batch, in_planes, size, size)) < 0.3).astype(np.uint8)
 
     def step() -> float:
         evaluator.infer(planes)
         return float(batch)
 
-    for _ in range(3):  # warm-up: allocator, oneDNN primitive selection, cuDNN autotuning
+    for _ in range(3):  # warm-up: compiling, allocator, oneDNN primitive selection, cuDNN autotuning
         step()
     startup = time.perf_counter() - started
     rate = measure_rate(step, seconds, runs)
     dtype_name = evaluator.dtype_name
     result = {"net": config.name, "blocks": blocks, "filters": filters, "size": size, "batch": batch,
               "heads": heads, "in_planes": in_planes, "device": str(evaluator.device), "dtype": dtype_name,
+              "runtime": evaluator.runtime,
               "threads": torch.get_num_threads(), "runs": runs, "seconds": seconds,
-              "positions_per_s": rate.median, "positions_per_s_runs": rate.runs, "startup_s": startup}
+              "positions_per_s": rate.median, "positions_per_s_runs": rate.runs, "setup_s": startup}
     report(result, as_json,
-           f"{config.name} {size}x{size} batch {batch} on {evaluator.device} ({dtype_name}, "
+           f"{config.name} {size}x{size} batch {batch} on {evaluator.device} ({dtype_name}, {evaluator.runtime}, "
            f"{torch.get_num_threads()} threads): {rate.median:,.0f} positions/s "
            f"(median of {runs} runs of {seconds:g} s; setup {startup:.2f} s)")
 

@@ -8,11 +8,10 @@ import numpy as np
 
 from engine.board import PASS_POINT, geometry
 from engine.game import Game
-from engine.gomoku import RENJU, VARIANT_CODES
-from engine.playout import go_playouts, go_random_playout, gomoku_playouts, gomoku_random_playout, seed_kernels
+from engine.playout import random_playout, run_playouts, seed_kernels
 from engine.position import Position
 from engine.rules import Rules
-from engine.types import RulesError
+from engine.rules_kernels import pack_rules
 
 __all__ = ["PlayoutBench"]
 
@@ -34,18 +33,14 @@ class PlayoutBench:
             rules = Rules.go(size or 9, preset or "japanese")
         else:
             rules = Rules.gomoku(size or 15, variant=preset or "freestyle")
-            if VARIANT_CODES[rules.variant] == RENJU:
-                raise RulesError("compiled playouts do not support renju (see engine/playout.py)")
+        pack_rules(rules)  # refuses what the compiled kernels cannot play (renju)
         seed_kernels(seed)
         return cls(rules, Position(rules))
 
     def _playouts(self, count: int) -> int:
-        geo, rules, start = geometry(self.rules.size), self.rules, self.start
-        if rules.game == "go":
-            return go_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
-                               rules.suicide, rules.move_cap, count)
-        return gomoku_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
-                               rules.win_length, VARIANT_CODES[rules.variant], rules.move_cap, count)
+        geo, start = geometry(self.rules.size), self.start
+        return run_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
+                            pack_rules(self.rules), count)
 
     def record_game(self) -> list[int]:
         """One random game as a list of actions (compiled playout, recorded)."""
@@ -53,13 +48,8 @@ class PlayoutBench:
         position = self.start.copy()
         empties = np.empty(rules.num_points, dtype=np.int64)
         record = np.empty(rules.move_cap, dtype=np.int64)
-        if rules.game == "go":
-            n = go_random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                                  rules.suicide, rules.move_cap, empties, record)
-        else:
-            n = gomoku_random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                                      rules.win_length, VARIANT_CODES[rules.variant], rules.move_cap, empties,
-                                      record)
+        n = random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
+                           pack_rules(rules), empties, record)
         points = record[:n]
         actions = np.where(points == PASS_POINT, rules.pass_action, geo.point_action[points])
         return [int(a) for a in actions]

@@ -14,8 +14,16 @@ from engine.game import Game
 from engine.position import SUPERKO, Position
 from engine.rules import Rules
 from engine.types import BLACK, WHITE
-from tests.encoders.reference import (KO_DIAGRAM, LIBERTY_DIAGRAM, any_rules, go_rules, random_game,
-                                      reference_planes, setup_diagram)
+from tests.encoders.reference import (
+    KO_DIAGRAM,
+    LIBERTY_DIAGRAM,
+    any_rules,
+    go_rules,
+    random_game,
+    reference_planes,
+    setup_diagram,
+)
+
 
 def marks(size: int, *vertices: str) -> np.ndarray:
     """``int64[N, N]`` with ones on the given GTP vertices."""

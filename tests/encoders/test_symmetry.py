@@ -8,8 +8,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from encoders import (ENCODERS, NUM_SYMMETRIES, action_map, get_encoder, inverse, inverse_planes, inverse_policy,
-                      transform_action, transform_planes, transform_policy, transform_position)
+from encoders import (
+    ENCODERS,
+    NUM_SYMMETRIES,
+    action_map,
+    get_encoder,
+    inverse,
+    inverse_planes,
+    inverse_policy,
+    transform_action,
+    transform_planes,
+    transform_policy,
+    transform_position,
+)
 from engine.coords import gtp_to_action
 from engine.game import Game
 from engine.rules import Rules

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine.coords import gtp_to_action
-from engine.diagram import parse_diagram
+from engine.diagram import game_from_diagram, parse_diagram
 from engine.game import Game
 from engine.position import REASONS
 from engine.rules import Rules
@@ -25,12 +25,7 @@ from tests.engine.consistency import check_consistency
 # ---------------------------------------------------------------- helpers
 def start(rules_text: str, diagram: str, to_play: str = "B") -> Game:
     """A game under ``rules_text`` (board size taken from the diagram) holding the diagram's stones."""
-    board = parse_diagram(diagram)
-    game = Game(Rules.parse(rules_text, size=board.shape[0]))
-    flat = board.reshape(-1)
-    game.setup(black=np.flatnonzero(flat == BLACK).tolist(), white=np.flatnonzero(flat == WHITE).tolist(),
-               to_play=Color.parse(to_play))
-    return game
+    return game_from_diagram(diagram, rules_text, to_play)
 
 
 def action(game: Game, vertex: str) -> int:

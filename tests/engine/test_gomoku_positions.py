@@ -16,21 +16,16 @@ import numpy as np
 import pytest
 
 from engine.coords import gtp_to_action, rowcol_to_action
-from engine.diagram import parse_diagram
+from engine.diagram import game_from_diagram
 from engine.game import Game
-from engine.position import REASONS, NO_PASS
+from engine.position import NO_PASS, REASONS
 from engine.rules import Rules
 from engine.types import BLACK, WHITE, Color, IllegalMoveError, Outcome
 
 
 def start(rules_text: str, diagram: str, to_play: str = "B") -> Game:
     """A game under ``rules_text`` (board size taken from the diagram) holding the diagram's stones."""
-    board = parse_diagram(diagram)
-    game = Game(Rules.parse(rules_text, size=board.shape[0]))
-    flat = board.reshape(-1)
-    game.setup(black=np.flatnonzero(flat == BLACK).tolist(), white=np.flatnonzero(flat == WHITE).tolist(),
-               to_play=Color.parse(to_play))
-    return game
+    return game_from_diagram(diagram, rules_text, to_play)
 
 
 def snapshot(game: Game) -> tuple[np.ndarray, np.ndarray, int]:

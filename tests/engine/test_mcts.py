@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from engine.coords import gtp_to_action
-from engine.diagram import parse_diagram
+from engine.diagram import game_from_diagram
 from engine.game import Game
 from engine.mcts import Search, SearchConfig
 from engine.mcts_kernels import VIRTUAL
 from engine.position import Position
 from engine.rules import Rules
 from engine.scoring import score
-from engine.types import BLACK, WHITE
+from engine.types import BLACK
 
 
 class Uniform:
@@ -68,13 +68,6 @@ def _game(rules: Rules, vertices: list[str]) -> Game:
     return game
 
 
-def _from_diagram(rules: Rules, diagram: str, to_play: int = BLACK) -> Game:
-    board = parse_diagram(diagram).reshape(-1)
-    game = Game(rules)
-    game.setup(black=np.flatnonzero(board == BLACK), white=np.flatnonzero(board == WHITE), to_play=to_play)
-    return game
-
-
 @pytest.mark.parametrize("rules,visits,batch", [(Rules.go(9), 300, 8), (Rules.go(5, "tromp-taylor"), 500, 1),
                                                 (Rules.gomoku(7, 4), 400, 16), (Rules.go(19), 200, 32)])
 def test_visits_add_up_and_no_virtual_loss_is_left(rules: Rules, visits: int, batch: int) -> None:
@@ -93,13 +86,13 @@ def test_batches_reach_the_configured_size() -> None:
 
 
 def test_illegal_moves_get_no_visits() -> None:
-    game = _from_diagram(Rules.go(5, "chinese"), """
+    game = game_from_diagram("""
         . X O . .
         X O . O .
         . X O . .
         . . . . .
         . . . . .
-        """, to_play=BLACK)
+        """, Rules.go(5, "chinese"), BLACK)
     game.play(gtp_to_action("C4", 5))  # black captures at C4: white may not retake B4 at once (ko)
     result = Search(game, Uniform(), seed=1).run(600)
     legal = game.legal_mask()
@@ -138,13 +131,13 @@ def test_finds_the_deciding_capture() -> None:
     Uniform priors and zero values give the search no reason to prefer any move
     before the game's end, so this test values positions by their area count.
     """
-    game = _from_diagram(Rules.go(5, "chinese", komi=0.5), """
+    game = game_from_diagram("""
         . . . . .
         . X X X .
         X O O . .
         . X X X .
         . . . . .
-        """, to_play=BLACK)
+        """, Rules.go(5, "chinese", komi=0.5), BLACK)
     result = Search(game, AreaValue(), SearchConfig(batch_size=4), seed=0).run(1000)
     assert result.best_action == gtp_to_action("D3", 5)
 

@@ -8,9 +8,10 @@ import pytest
 from engine.bench.playouts import PlayoutBench
 from engine.board import geometry
 from engine.game import Game
-from engine.playout import go_random_playout, seed_kernels
+from engine.playout import random_playout, seed_kernels
 from engine.position import Position
 from engine.rules import Rules
+from engine.rules_kernels import pack_rules
 
 
 @pytest.mark.parametrize("rules_text", ["japanese size=5", "japanese size=9", "new-zealand size=7 ko=simple",
@@ -38,8 +39,8 @@ def test_first_move_is_uniform_over_legal_actions() -> None:
     record = np.empty(1, dtype=np.int64)
     for _ in range(5200):
         position = Position(rules)
-        go_random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                          False, 1, empties, record)
+        random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
+                       pack_rules(Rules.parse("japanese size=5 cap=1")), empties, record)
         point = int(record[0])
         counts[25 if point == 0 else geo.point_action[point]] += 1
     expected = counts.sum() / 26

@@ -1,0 +1,82 @@
+"""Leela Zero 0.17 as a timing peer for ``engine bench genmove --peer leela-zero``.
+
+Leela Zero needs a weights file; a random one of the same size as ours is
+written in its documented text format (version 1): a version line, then one
+line of numbers per tensor: the input convolution (weights, biases, batch-norm
+means, variances), two such convolutions per residual block, the policy head
+(1x1 convolution to 2 filters, its batch norm, a fully connected layer to 362
+outputs) and the value head (1x1 convolution to 1 filter, its batch norm, 256
+fully connected, 1 fully connected). Speed does not depend on the values.
+
+Leela Zero prints ``... visits, ... nodes, ... playouts, N n/s`` on stderr
+after each search; the median of those rates is reported.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+import click
+import numpy as np
+
+__all__ = ["write_random_leelaz_weights", "find_leelaz", "measure_leelaz"]
+
+_INPUT_PLANES = 18
+_BOARD_POINTS = 361
+
+
+def _line(values: np.ndarray) -> str:
+    return " ".join(f"{v:.4g}" for v in values.ravel())
+
+
+def write_random_leelaz_weights(path: Path, blocks: int, filters: int, seed: int = 0) -> None:
+    """A random 19x19 network of ``blocks`` x ``filters`` in Leela Zero's text format."""
+    rng = np.random.default_rng(seed)
+
+    def conv(inputs: int, outputs: int, kernel: int) -> list[str]:
+        scale = (2.0 / (inputs * kernel * kernel)) ** 0.5
+        return [_line(rng.normal(0, scale, (outputs, inputs, kernel, kernel))), _line(np.zeros(outputs)),
+                _line(rng.normal(0, 0.1, outputs)), _line(rng.uniform(0.5, 1.5, outputs))]
+
+    def dense(inputs: int, outputs: int, gain: float = 1.0) -> list[str]:
+        weights = rng.normal(0, gain * (1.0 / inputs) ** 0.5, (outputs, inputs))
+        return [_line(weights), _line(np.zeros(outputs))]
+
+    lines = ["1", *conv(_INPUT_PLANES, filters, 3)]
+    for _ in range(blocks):
+        lines += conv(filters, filters, 3) + conv(filters, filters, 3)
+    # Small output layers keep the priors near uniform and the values near 0, as an untrained net's are,
+    # so the tree is as wide as a real search's rather than one deep line.
+    lines += conv(filters, 2, 1) + dense(2 * _BOARD_POINTS, _BOARD_POINTS + 1, gain=0.05)
+    lines += conv(filters, 1, 1) + dense(_BOARD_POINTS, 256) + dense(256, 1, gain=0.05)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def find_leelaz() -> str:
+    found = shutil.which("leelaz") or shutil.which("leelaz", path="/usr/lib/leelaz/bin:/usr/games")
+    if found is None:
+        raise click.ClickException("--peer leela-zero needs Leela Zero: apt-get install leela-zero")
+    return found
+
+
+def measure_leelaz(blocks: int, filters: int, visits: int, moves: int, threads: int = 2) -> dict:
+    """Median visits/s of Leela Zero's genmove on 19x19 with a random network of that size."""
+    binary = find_leelaz()
+    with tempfile.TemporaryDirectory() as folder:
+        weights = Path(folder) / f"random-b{blocks}c{filters}.txt"
+        write_random_leelaz_weights(weights, blocks, filters)
+        commands = ["boardsize 19", "clear_board", "komi 7.5"]
+        commands += [f"genmove {'bw'[i % 2]}" for i in range(moves)] + ["quit"]
+        completed = subprocess.run(
+            [binary, "--gtp", "--cpu-only", "--noponder", "-t", str(threads), "-v", str(visits), "-r", "0",
+             "-w", str(weights)], input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=3600)
+    rates = [float(m) for m in re.findall(r"playouts, (\d+(?:\.\d+)?) n/s", completed.stderr)]
+    if not rates:
+        raise click.ClickException(f"Leela Zero printed no search rates:\n{completed.stderr[-2000:]}")
+    return {"name": "leela-zero", "threads": threads, "visits_per_s": statistics.median(rates),
+            "visits_per_s_runs": rates}
