@@ -11,12 +11,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (HASH, HEAD, HISTORY, HISTORY_LEN, KO, KO_RECAPTURE, LAST, LEGAL, LIBS, MOVES, NEXT,
-                          OCCUPIED, PASS_POINT, PASSES, RING, SIZE, STONES, SUICIDE, TO_PLAY, WINNER, geometry)
+from engine.board import (
+    HASH,
+    HEAD,
+    HISTORY,
+    HISTORY_LEN,
+    KO,
+    KO_RECAPTURE,
+    LAST,
+    LEGAL,
+    LIBS,
+    MOVES,
+    NEXT,
+    OCCUPIED,
+    PASS_POINT,
+    PASSES,
+    RING,
+    SIZE,
+    STONES,
+    SUICIDE,
+    TO_PLAY,
+    WINNER,
+    geometry,
+)
 from engine.position import Position
 from engine.types import BLACK, EMPTY, WALL, WHITE
 
-__all__ = ["check_consistency", "interior_points", "winning_colors", "chain_at", "expected_go_verdict"]
+__all__ = ["chain_at", "check_consistency", "expected_go_verdict", "interior_points", "winning_colors"]
 
 
 def interior_points(size: int) -> list[int]:

@@ -28,6 +28,7 @@ from tests.engine.consistency import chain_at, check_consistency, expected_go_ve
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 MOVE_BUDGET = 20 if NOJIT else 60
 PASS_PROBABILITY = 0.1
+LINES = ((0, 1), (1, 0), (1, 1), (1, -1))  # Gomoku directions as (row, col) steps
 
 
 def _fewer(n: int) -> settings:
@@ -95,9 +96,9 @@ def random_unchecked(position: Position, rng: np.random.Generator, budget: int) 
         position.play_unchecked(choose(mask, position, rng))
 
 
-def snapshot(game: Game) -> tuple[bytes, bytes, list]:
-    """Everything a move could change, as immutable copies."""
-    return game.position.cells.tobytes(), game.position.info.tobytes(), list(game.moves)
+def stones_of(board: np.ndarray) -> tuple[list[int], list[int]]:
+    flat = board.reshape(-1)
+    return np.flatnonzero(flat == BLACK).tolist(), np.flatnonzero(flat == WHITE).tolist()
 
 
 def line_through(board: np.ndarray, row: int, col: int, step: tuple[int, int]) -> int:
@@ -108,9 +109,6 @@ def line_through(board: np.ndarray, row: int, col: int, step: tuple[int, int]) -
         while 0 <= r < size and 0 <= c < size and board[r, c] == color:
             n, r, c = n + 1, r + sign * step[0], c + sign * step[1]
     return n
-
-
-LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
 def random_start(rules: Rules, rng: np.random.Generator) -> np.ndarray:
@@ -129,7 +127,7 @@ def random_start(rules: Rules, rng: np.random.Generator) -> np.ndarray:
         if rules.game == "gomoku" and max(line_through(board, row, col, d) for d in LINES) >= rules.win_length:
             board[row, col] = EMPTY
     if rules.game == "go":
-        dead = [(r, c) for r, c in zip(*np.nonzero(board)) if not chain_at(board, r, c)[1]]
+        dead = [(int(r), int(c)) for r, c in np.argwhere(board) if not chain_at(board, r, c)[1]]
         for point in dead:
             board[point] = EMPTY
     return board
@@ -144,9 +142,10 @@ def new_game(rules: Rules, rng: np.random.Generator, dense: bool) -> Game:
     return game
 
 
-def stones_of(board: np.ndarray) -> tuple[list[int], list[int]]:
-    flat = board.reshape(-1)
-    return np.flatnonzero(flat == BLACK).tolist(), np.flatnonzero(flat == WHITE).tolist()
+# -------------------------------------------------------------- state checks
+def snapshot(game: Game) -> tuple[bytes, bytes, list]:
+    """Everything a move could change, as immutable copies."""
+    return game.position.cells.tobytes(), game.position.info.tobytes(), list(game.moves)
 
 
 def check_stone_count(game: Game) -> None:
@@ -160,7 +159,6 @@ def check_stone_count(game: Game) -> None:
             f"colour {color}: {on_board} on board + {game.position.captures(color)} captured != {put} played")
 
 
-# ---------------------------------------------------------------- properties
 def expected_ko(before: np.ndarray, position: Position) -> int | None:
     """The simple-ko point after a move: the one stone it took, if a lone stone with that one liberty took it."""
     last = position.last_action
@@ -177,6 +175,7 @@ def expected_ko(before: np.ndarray, position: Position) -> int | None:
     return None
 
 
+# ---------------------------------------------------------------- properties
 @pytest.mark.parametrize("rules_strategy", [go_rules, gomoku_rules], ids=["go", "gomoku"])
 @given(data=st.data(), seed=seeds, dense=st.booleans())
 def test_consistency_holds_after_every_move(rules_strategy: st.SearchStrategy[Rules], data: st.DataObject,
@@ -227,10 +226,10 @@ def test_incremental_state_equals_rebuilt_from_stones(rules: Rules, seed: int, d
                 f"liberties differ:\n{played.liberties()}\nrebuilt:\n{rebuilt.liberties()}")
 
 
-@given(rules=any_rules, seed=seeds)
-def test_hash_does_not_depend_on_placement_order(rules: Rules, seed: int) -> None:
+@given(rules=any_rules, seed=seeds, dense=st.booleans())
+def test_hash_does_not_depend_on_placement_order(rules: Rules, seed: int, dense: bool) -> None:
     rng = np.random.default_rng(seed)
-    game = Game(rules)
+    game = new_game(rules, rng, dense)
     for _ in random_moves(game, rng):
         pass
     black, white = stones_of(game.position.board())
@@ -289,21 +288,22 @@ def test_capture_free_move_orders_reach_the_same_hash(rules: Rules, seed: int) -
 def test_undo_restores_exactly(rules: Rules, seed: int, extra: int, dense: bool) -> None:
     rng = np.random.default_rng(seed)
     game = new_game(rules, rng, dense)
-    empty = snapshot(game), game.legal_mask()
+    start = snapshot(game), game.legal_mask()
     for _ in random_moves(game, rng, int(rng.integers(0, MOVE_BUDGET))):
         pass
-    saved = snapshot(game), game.legal_mask(), game.position.legal_mask()
+    cells, info, moves = snapshot(game)
+    game_mask, position_mask = game.legal_mask(), game.position.legal_mask()
     played = sum(1 for _ in random_moves(game, rng, extra))
     for _ in range(played):
         game.undo()
-    assert snapshot(game)[0] == saved[0][0], "cells differ after undo"
-    assert snapshot(game)[1] == saved[0][1], "info differs after undo"
-    assert game.moves == saved[0][2]
-    assert np.array_equal(game.legal_mask(), saved[1]), "superko legal mask differs after undo"
-    assert np.array_equal(game.position.legal_mask(), saved[2]), "legal mask differs after undo"
+    assert game.position.cells.tobytes() == cells, "cells differ after undo"
+    assert game.position.info.tobytes() == info, "info differs after undo"
+    assert game.moves == moves
+    assert np.array_equal(game.legal_mask(), game_mask), "superko legal mask differs after undo"
+    assert np.array_equal(game.position.legal_mask(), position_mask), "legal mask differs after undo"
     while game.moves:
         game.undo()
-    assert snapshot(game) == empty[0] and np.array_equal(game.legal_mask(), empty[1]), "undo to start differs"
+    assert snapshot(game) == start[0] and np.array_equal(game.legal_mask(), start[1]), "undo to the start differs"
     with pytest.raises(EngineError):
         game.undo()
 
@@ -344,13 +344,12 @@ def check_verdicts_agree(game: Game, color: int) -> None:
         verdict = position.check(action, color)
         assert position_mask[action] == (verdict == LEGAL) == position.is_legal(action, color), (
             f"Position disagrees on action {action} for colour {color}: verdict {verdict}")
+        if action < game.rules.pass_action and not position.is_over:
+            expected = expected_verdict(position, action, color)
+            assert verdict in expected, f"action {action} for colour {color}: verdict {verdict}, expected {expected}"
         verdict = game.check(action, color)
         assert game_mask[action] == (verdict == LEGAL) == game.is_legal(action, color), (
             f"Game disagrees on action {action} for colour {color}: verdict {verdict}")
-        if action < game.rules.pass_action and not position.is_over:
-            expected = expected_verdict(position, action, color)
-            assert position.check(action, color) in expected, (
-                f"action {action} for colour {color}: verdict {position.check(action, color)}, expected {expected}")
     for action in (-1, game.rules.num_actions):
         assert position.check(action, color) == game.check(action, color) == OFF_BOARD
 
