@@ -10,8 +10,16 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.coords import (action_to_gtp, action_to_point, action_to_rowcol, action_to_sgf, gtp_to_action,
-                           point_to_action, rowcol_to_action, sgf_to_action)
+from engine.coords import (
+    action_to_gtp,
+    action_to_point,
+    action_to_rowcol,
+    action_to_sgf,
+    gtp_to_action,
+    point_to_action,
+    rowcol_to_action,
+    sgf_to_action,
+)
 from engine.rules import GO_PRESETS, Rules
 from engine.types import Color, InvalidVertexError, Outcome, RulesError
 
