@@ -34,7 +34,7 @@ import numpy as np
 
 from engine.board import INFO_LEN, ROWS, Geometry, geometry
 from engine.game import Game
-from engine.position import Position
+from engine.position import Position, PositionBatch
 from engine.rules import Rules
 from engine.types import EngineError
 
@@ -100,7 +100,13 @@ class Encoder:
         return self._run(position.cells[None], position.info[None], masks)[0]
 
     def encode_batch(self, states: Sequence[State], banned: np.ndarray | None = None) -> np.ndarray:
-        """``[B, C, N, N]`` planes of a batch; ``banned`` is an optional ``bool[B, N*N]``."""
+        """``[B, C, N, N]`` planes of a batch; ``banned`` is an optional ``bool[B, N*N]``.
+
+        ``states`` may be a :class:`~engine.position.PositionBatch`, read in place.
+        """
+        if isinstance(states, PositionBatch):
+            self._check_rules(states.rules)
+            return self.encode_arrays(states.cells, states.info, banned)
         if len(states) == 0:
             return np.zeros((0, *self.shape), dtype=self.dtype)
         unpacked = [self._unpack(state) for state in states]
@@ -137,11 +143,13 @@ class Encoder:
             extra, position = None, state
         else:
             raise EncoderError(f"can only encode a Position or a Game, not {type(state).__name__}")
-        rules = position.rules
+        self._check_rules(position.rules)
+        return position, extra
+
+    def _check_rules(self, rules: Rules) -> None:
         if rules.game != self.rules.game or rules.size != self.size:
             raise EncoderError(f"encoder {self.name!r} was built for {self.rules.game} {self.size}x{self.size}, "
                                f"not {rules.game} {rules.size}x{rules.size}")
-        return position, extra
 
     def _banned_batch(self, batch: int, extras: list[np.ndarray | None],
                       banned: np.ndarray | None) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from engine.mcts import Evaluator
+from engine.evaluator import Evaluator
 from engine.rules import Rules
 
 __all__ = ["EvaluatorOptions", "load_evaluator"]

@@ -9,13 +9,13 @@ the tree between moves and reports what it found. Deciding what to play
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
 from engine.board import INFO_LEN, ROWS, geometry
+from engine.evaluator import Evaluator
 from engine.game import Game
 from engine.mcts_kernels import (
     ACTION,
@@ -33,20 +33,10 @@ from engine.mcts_kernels import (
     reset_tree,
     select_leaves,
 )
-from engine.position import Position
+from engine.position import PositionBatch
 from engine.rules_kernels import pack_rules, terminal_value
 
-__all__ = ["Evaluator", "SearchConfig", "SearchResult", "Search"]
-
-
-class Evaluator(Protocol):
-    """Priors over actions and a value for each position of a batch.
-
-    ``priors: float32[B, N*N+1]`` (zero on illegal actions, summing to 1) and
-    ``values: float32[B]`` in [-1, 1] from the side to move's point of view.
-    """
-
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]: ...
+__all__ = ["SearchConfig", "SearchResult", "Search"]
 
 
 @dataclass(frozen=True)
@@ -121,8 +111,7 @@ class Search:
         self._leaf_cells = np.zeros((batch, ROWS, self.geo.num_points), dtype=np.int16)
         self._leaf_info = np.zeros((batch, INFO_LEN), dtype=np.int64)
         self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
-        self._leaf_positions = [Position.view(self.rules, self._leaf_cells[j], self._leaf_info[j])
-                                for j in range(batch)]
+        self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
         self.root = game.position.copy()
         self._root_legal = game.legal_mask()
         self._root_moves = len(game.moves)
@@ -201,8 +190,7 @@ class Search:
 
     # --------------------------------------------------------------- search
     def _evaluate_leaves(self, leaves: int) -> None:
-        positions = self._leaf_positions[:leaves]
-        priors, values = self.evaluator.evaluate(positions)
+        priors, values = self.evaluator.evaluate(self._leaves[:leaves], self._leaf_legal[:leaves])
         room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
                                  self._leaf_legal, np.ascontiguousarray(priors, dtype=np.float32),
                                  np.ascontiguousarray(values, dtype=np.float32))

@@ -192,7 +192,8 @@ def _metadata(path: Path, handle: Any) -> tuple[ModelInfo, int]:
 def read_info(path: str | os.PathLike[str]) -> ModelInfo:
     """The description of a model file, without loading its weights."""
     path = Path(path)
-    return _metadata(path, _open(path))[0]
+    with _open(path) as handle:
+        return _metadata(path, handle)[0]
 
 
 def _check_fit(path: Path, info: ModelInfo, game: str | None, size: int | None, encoder: Any) -> None:
@@ -226,16 +227,19 @@ def load_model(path: str | os.PathLike[str], *, expect_game: str | None = None, 
     from safetensors import SafetensorError
 
     path = Path(path)
-    handle = _open(path)
-    info, crc = _metadata(path, handle)
-    _check_fit(path, info, expect_game, expect_size, expect_encoder)
+    with _open(path) as handle:
+        info, crc = _metadata(path, handle)
+        _check_fit(path, info, expect_game, expect_size, expect_encoder)
+        try:
+            tensors = {name: handle.get_tensor(name) for name in handle.keys()}
+        except (SafetensorError, OSError) as error:
+            raise ModelFormatError(f"model {path.name}: cannot read its weights ({error})") from error
+    if _checksum(tensors) != crc:
+        raise ModelFormatError(f"model {path.name} is corrupt: its weights fail their checksum")
     net = PolicyValueNet(info.config)
     try:
-        tensors = {name: handle.get_tensor(name) for name in handle.keys()}
-        if _checksum(tensors) != crc:
-            raise ModelFormatError(f"model {path.name} is corrupt: its weights fail their checksum")
         net.load_state_dict(tensors, strict=True)
-    except (SafetensorError, RuntimeError, OSError) as error:
+    except RuntimeError as error:
         raise ModelFormatError(f"model {path.name}: the weights do not fit a {info.config.name} network "
                                f"({str(error).splitlines()[0]})") from error
     return Model(net.to(device).eval(), info, path)

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.evaluator import Evaluator
 from engine.game import Game
-from engine.mcts import Evaluator, Search, SearchConfig, SearchResult
+from engine.mcts import Search, SearchConfig, SearchResult
 from engine.types import Color
 
 __all__ = ["PlayerConfig", "Decision", "Player"]

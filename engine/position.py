@@ -9,6 +9,8 @@ from ``legal_mask`` or a verdict from ``check``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import numpy as np
 
 from engine.board import (
@@ -40,7 +42,7 @@ from engine.gomoku import GomokuLogic
 from engine.rules import Rules
 from engine.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
 
-__all__ = ["Position", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
+__all__ = ["Position", "PositionBatch", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
 
 GAME_OVER = 5
 SUPERKO = 6
@@ -253,3 +255,55 @@ class Position:
     def __repr__(self) -> str:
         from engine.diagram import to_diagram
         return f"Position({self.rules}, to_play={self.to_play.letter})\n{to_diagram(self)}"
+
+
+class PositionBatch:
+    """B positions of one game and size, stacked as the kernels' arrays (no per-position objects).
+
+    ``cells: int16[B, ROWS, P]`` and ``info: int64[B, INFO_LEN]``. The search
+    keeps its leaf batch this way; evaluators and encoders read it directly.
+    Indexing gives a :class:`Position` view; slicing gives a batch view.
+    """
+
+    __slots__ = ("rules", "cells", "info")
+
+    def __init__(self, rules: Rules, cells: np.ndarray, info: np.ndarray) -> None:
+        if cells.ndim != 3 or info.ndim != 2 or cells.shape[0] != info.shape[0]:
+            raise ValueError(f"a batch needs cells[B, ROWS, P] and info[B, INFO_LEN], not {cells.shape}, "
+                             f"{info.shape}")
+        self.rules = rules
+        self.cells = cells
+        self.info = info
+
+    @classmethod
+    def stack(cls, positions: "Sequence[Position] | PositionBatch") -> "PositionBatch":
+        """The positions as one batch (copied), or the batch itself."""
+        if isinstance(positions, PositionBatch):
+            return positions
+        if not positions:
+            raise ValueError("an empty batch")
+        rules = positions[0].rules
+        if any(p.rules.game != rules.game or p.rules.size != rules.size for p in positions):
+            raise ValueError("a batch holds positions of one game and board size")
+        return cls(rules, np.stack([p.cells for p in positions]), np.stack([p.info for p in positions]))
+
+    def __len__(self) -> int:
+        return self.cells.shape[0]
+
+    def __getitem__(self, index: "int | slice") -> "Position | PositionBatch":
+        if isinstance(index, slice):
+            return PositionBatch(self.rules, self.cells[index], self.info[index])
+        return Position.view(self.rules, self.cells[index], self.info[index])
+
+    def __iter__(self) -> "Iterator[Position]":
+        return (Position.view(self.rules, self.cells[i], self.info[i]) for i in range(len(self)))
+
+    def keys(self) -> np.ndarray:
+        """``int64[B]``: each position's :attr:`Position.key` (stones, side to move, ko point)."""
+        zobrist = geometry(self.rules.size).zobrist
+        keys = self.info[:, HASH] ^ zobrist[3, self.info[:, KO]]
+        return np.where(self.info[:, TO_PLAY] == WHITE, keys ^ zobrist[0, 0], keys)
+
+    def legal_masks(self) -> np.ndarray:
+        """``bool[B, N*N + 1]``: each position's legal actions under simple ko."""
+        return np.stack([position.legal_mask() for position in self])

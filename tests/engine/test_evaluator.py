@@ -8,14 +8,22 @@ import numpy as np
 import pytest
 import torch
 
-from engine.evaluator import (Evaluator, NetEvaluator, UniformEvaluator, _Symmetries, masked_softmax, pick_device,
-                              pick_dtype)
+from engine.diagram import parse_diagram
+from engine.evaluator import (
+    Evaluator,
+    NetEvaluator,
+    UniformEvaluator,
+    _Symmetries,
+    masked_softmax,
+    pick_device,
+    pick_dtype,
+    pick_runtime,
+)
 from engine.game import Game
 from engine.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
 from engine.net import NetConfig, PolicyValueNet
 from engine.position import Position
 from engine.rules import Rules
-from engine.diagram import parse_diagram
 from engine.types import BLACK, EMPTY, WHITE
 
 
@@ -41,6 +49,11 @@ class TwoPlanes:
 def _net(size: int | None, heads: str = "fc", seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
     return PolicyValueNet(NetConfig(1, 8, 2, size, heads))
+
+
+def _eager(net: PolicyValueNet | Model, encoder: TwoPlanes, **options: object) -> NetEvaluator:
+    """An fp32 CPU evaluator without torch.compile (compiling takes seconds)."""
+    return NetEvaluator(net, encoder, device="cpu", runtime="eager", dtype="fp32", **options)  # type: ignore[arg-type]
 
 
 def _positions(rules: Rules, count: int, seed: int = 0) -> list[Position]:
@@ -115,7 +128,7 @@ def test_net_evaluator_masks_and_renormalises(heads: str, size: int) -> None:
     rules = Rules.go(size, "japanese")
     positions = _positions(rules, 10)
     net = _net(None if heads == "pooled" else size, heads)
-    priors, values = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
+    priors, values = _eager(net, TwoPlanes()).evaluate(positions)
     _check_priors(priors, positions)
     assert values.shape == (10,) and values.dtype == np.float32
     assert np.all(np.abs(values) <= 1.0)
@@ -134,7 +147,7 @@ def test_values_stay_in_range_with_extreme_weights() -> None:
         for parameter in net.parameters():
             parameter.mul_(50)
     positions = _positions(Rules.go(5, "japanese"), 8)
-    priors, values = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
+    priors, values = _eager(net, TwoPlanes()).evaluate(positions)
     _check_priors(priors, positions, underflow=True)
     assert np.all(np.abs(values) <= 1.0)
 
@@ -142,8 +155,8 @@ def test_values_stay_in_range_with_extreme_weights() -> None:
 def test_bf16_runs_and_stays_close_to_fp32() -> None:
     positions = _positions(Rules.go(5, "japanese"), 6)
     net = _net(5)
-    fp32 = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32").evaluate(positions)
-    bf16_evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="bf16")
+    fp32 = _eager(net, TwoPlanes()).evaluate(positions)
+    bf16_evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", runtime="eager", dtype="bf16")
     assert bf16_evaluator.dtype_name == "bf16"
     bf16 = bf16_evaluator.evaluate(positions)
     _check_priors(bf16[0], positions)
@@ -154,21 +167,21 @@ def test_bf16_runs_and_stays_close_to_fp32() -> None:
 def test_cache_hits_return_identical_results() -> None:
     positions = _positions(Rules.go(9, "japanese"), 8)
     encoder = TwoPlanes()
-    evaluator = NetEvaluator(_net(9), encoder, device="cpu", dtype="fp32", cache_size=100)
+    evaluator = _eager(_net(9), encoder, cache_size=100)
     first = evaluator.evaluate(positions)
     assert (evaluator.hits, evaluator.misses, encoder.calls) == (0, 8, 1)
     again = evaluator.evaluate(positions[::-1])
     assert (evaluator.hits, encoder.calls) == (8, 1), "cached positions were encoded again"
     np.testing.assert_array_equal(again[0], first[0][::-1])
     np.testing.assert_array_equal(again[1], first[1][::-1])
-    uncached = NetEvaluator(_net(9), TwoPlanes(), device="cpu", dtype="fp32", cache_size=0).evaluate(positions)
+    uncached = _eager(_net(9), TwoPlanes(), cache_size=0).evaluate(positions)
     np.testing.assert_allclose(uncached[0], first[0], rtol=1e-6, atol=1e-7)
 
 
 def test_cache_is_bounded_and_evicts_the_least_recent() -> None:
     positions = _positions(Rules.go(5, "japanese"), 5)
     encoder = TwoPlanes()
-    evaluator = NetEvaluator(_net(5), encoder, device="cpu", dtype="fp32", cache_size=3)
+    evaluator = _eager(_net(5), encoder, cache_size=3)
     for position in positions[:3]:
         evaluator.evaluate([position])
     evaluator.evaluate([positions[0]])                 # refresh 0: now 1 is the least recent
@@ -198,7 +211,7 @@ def test_cache_masks_for_the_position_asked() -> None:
     assert before.ko_action == 11
     no_ko = Position.from_board(rules, before.board(), WHITE)
     assert no_ko.ko_action is None and no_ko.legal_mask()[11]
-    evaluator = NetEvaluator(_net(5), TwoPlanes(), device="cpu", dtype="fp32", cache_size=10)
+    evaluator = _eager(_net(5), TwoPlanes(), cache_size=10)
     evaluator._history = False     # key on the position alone, so that the two could share an entry
     ko_priors, _ = evaluator.evaluate([before])
     free_priors, _ = evaluator.evaluate([no_ko])
@@ -215,11 +228,11 @@ def test_history_encoders_key_the_cache_on_the_history_too() -> None:
     for action in (24, 12, 0):
         two.play_unchecked(action)
     assert one.key == two.key and not np.array_equal(one.history(), two.history())
-    with_history = NetEvaluator(_net(5), TwoPlanes(uses_history=True), device="cpu", dtype="fp32")
+    with_history = _eager(_net(5), TwoPlanes(uses_history=True))
     with_history.evaluate([one])
     with_history.evaluate([two])
     assert with_history.hits == 0
-    stones_only = NetEvaluator(_net(5), TwoPlanes(uses_history=False), device="cpu", dtype="fp32")
+    stones_only = _eager(_net(5), TwoPlanes(uses_history=False))
     stones_only.evaluate([one])
     stones_only.evaluate([two])
     assert stones_only.hits == 1
@@ -227,8 +240,7 @@ def test_history_encoders_key_the_cache_on_the_history_too() -> None:
 
 def test_random_symmetry_keeps_illegal_moves_at_zero() -> None:
     positions = _positions(Rules.go(7, "japanese"), 16, seed=4)
-    evaluator = NetEvaluator(_net(7), TwoPlanes(), device="cpu", dtype="fp32", random_symmetry=True, seed=1,
-                             cache_size=0)
+    evaluator = _eager(_net(7), TwoPlanes(), random_symmetry=True, seed=1, cache_size=0)
     for _ in range(3):
         priors, values = evaluator.evaluate(positions)
         _check_priors(priors, positions)
@@ -240,8 +252,8 @@ def test_random_symmetry_evaluates_the_transformed_board() -> None:
     rules = Rules.go(7, "japanese")
     positions = _positions(rules, 8, seed=5)
     net = _net(7)
-    plain = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", cache_size=0)
-    evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", random_symmetry=True, cache_size=0)
+    plain = _eager(net, TwoPlanes(), cache_size=0)
+    evaluator = _eager(net, TwoPlanes(), random_symmetry=True, cache_size=0)
     ks = np.arange(8)
 
     class Fixed:
@@ -289,7 +301,7 @@ def test_with_a_real_encoder_and_a_model_file(tmp_path: pytest.TempPathFactory) 
                       Model(PolicyValueNet(config), ModelInfo("go", "zero17", encoder.num_planes, config)))
     model = load_model(path, expect_game="go", expect_size=9, expect_encoder=encoder)
     positions = _positions(rules, 6)
-    priors, values = NetEvaluator(model, encoder, device="cpu").evaluate(positions)
+    priors, values = NetEvaluator(model, encoder, device="cpu", runtime="eager").evaluate(positions)
     _check_priors(priors, positions)
     assert np.all(np.abs(values) <= 1.0)
 
@@ -298,9 +310,38 @@ def test_encoder_mismatch_is_refused() -> None:
     config = NetConfig(1, 8, 2, 5)
     model = Model(PolicyValueNet(config), ModelInfo("go", "other", 2, config))
     with pytest.raises(ModelFormatError, match="reads encoder other"):
-        NetEvaluator(model, TwoPlanes(), device="cpu")
+        NetEvaluator(model, TwoPlanes(), device="cpu", runtime="eager")
     with pytest.raises(ModelFormatError, match="reads 3 planes"):
-        NetEvaluator(PolicyValueNet(NetConfig(1, 8, 3, 5)), TwoPlanes(), device="cpu")
+        NetEvaluator(PolicyValueNet(NetConfig(1, 8, 3, 5)), TwoPlanes(), device="cpu", runtime="eager")
+
+
+def test_compile_failure_falls_back_to_eager(caplog: pytest.LogCaptureFixture) -> None:
+    positions = _positions(Rules.go(5, "japanese"), 3)
+    eager = _eager(_net(5), TwoPlanes()).evaluate(positions)
+    evaluator = _eager(_net(5), TwoPlanes())
+
+    def broken(x: torch.Tensor) -> None:
+        raise RuntimeError("no C++ compiler")
+
+    evaluator._compiled, evaluator.runtime = broken, "compile"  # a compiled forward that fails (importing
+    # torch._dynamo for a real one takes seconds; test_compiled_network_matches_eager does that)
+    with caplog.at_level("WARNING"):
+        got = evaluator.evaluate(positions)
+    assert evaluator.runtime == "eager" and "no C++ compiler" in caplog.text
+    np.testing.assert_array_equal(got[0], eager[0])
+
+
+@pytest.mark.slow
+def test_compiled_network_matches_eager() -> None:
+    """torch.compile (the CPU default): same answers, batch 1 included; one compilation (seconds)."""
+    positions = _positions(Rules.go(5, "japanese"), 5)
+    eager = _eager(_net(5), TwoPlanes(), cache_size=0)
+    compiled = NetEvaluator(_net(5), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32", cache_size=0)
+    for batch in (positions, positions[:1]):
+        want, got = eager.evaluate(batch), compiled.evaluate(batch)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-4, atol=1e-5)
+    assert compiled.runtime == "compile", "compiling failed and fell back to eager"
 
 
 def test_device_and_dtype_choice() -> None:
@@ -312,13 +353,17 @@ def test_device_and_dtype_choice() -> None:
     assert pick_dtype("auto", cpu) in (torch.float32, torch.bfloat16)
     with pytest.raises(ValueError, match="unknown dtype"):
         pick_dtype("fp8", cpu)
+    assert pick_runtime("auto", cpu) == "compile" and pick_runtime("eager", cpu) == "eager"
+    assert pick_runtime("auto", torch.device("cuda")) == "eager"
+    with pytest.raises(ValueError, match="unknown runtime"):
+        pick_runtime("onnx", cpu)
 
 
 def test_network_copy_is_frozen() -> None:
     """Training the original net after building the evaluator does not change its answers."""
     net = _net(5)
     positions = _positions(Rules.go(5, "japanese"), 3)
-    evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", dtype="fp32", cache_size=0)
+    evaluator = _eager(net, TwoPlanes(), cache_size=0)
     before = evaluator.evaluate(positions)
     with torch.no_grad():
         for parameter in net.parameters():

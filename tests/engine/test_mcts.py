@@ -25,7 +25,8 @@ class Uniform:
         self.calls = 0
         self.batch_sizes: list[int] = []
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.batch_sizes.append(len(positions))
         masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
@@ -40,8 +41,9 @@ class FixedPriors(Uniform):
         self.action = action
         self.weight = weight
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        priors, values = super().evaluate(positions)
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = super().evaluate(positions, legal)
         for row in priors:
             if row[self.action] > 0:
                 row *= (1 - self.weight) / max(row.sum() - row[self.action], 1e-9)
@@ -52,8 +54,9 @@ class FixedPriors(Uniform):
 class AreaValue(Uniform):
     """Uniform priors; the value is the area lead as it stands, squashed (a material-minded fake)."""
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        priors, _ = super().evaluate(positions)
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        priors, _ = super().evaluate(positions, legal)
         values = []
         for p in positions:
             lead = score(p.cells, p.info, p.size, p.rules.komi, "area")

@@ -12,8 +12,16 @@ from click.testing import CliRunner
 from safetensors.torch import save_file
 
 from engine.bench.net import net_command
-from engine.model_file import (METADATA_KEY, Model, ModelFormatError, ModelInfo, load_model, model_name, read_info,
-                               save_model)
+from engine.model_file import (
+    METADATA_KEY,
+    Model,
+    ModelFormatError,
+    ModelInfo,
+    load_model,
+    model_name,
+    read_info,
+    save_model,
+)
 from engine.net import NetConfig, PolicyValueNet
 
 
@@ -271,12 +279,13 @@ def test_missing_file(tmp_path: Path) -> None:
 # --------------------------------------------------------------- benchmark
 def test_bench_net_prints_one_json_object() -> None:
     result = CliRunner().invoke(net_command, ["--blocks", "1", "--filters", "8", "--size", "9", "--batch", "4",
-                                              "--device", "cpu", "--dtype", "fp32", "--seconds", "0.05",
-                                              "--runs", "2", "--json"])
+                                              "--device", "cpu", "--dtype", "fp32", "--runtime", "eager",
+                                              "--seconds", "0.05", "--runs", "2", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["positions_per_s"] > 0 and len(data["positions_per_s_runs"]) == 2
-    assert (data["net"], data["size"], data["batch"], data["dtype"]) == ("b1c8", 9, 4, "fp32")
+    assert (data["net"], data["size"], data["batch"]) == ("b1c8", 9, 4)
+    assert (data["dtype"], data["runtime"]) == ("fp32", "eager")
 
 
 def test_bench_net_help() -> None:

@@ -21,7 +21,8 @@ class Constant:
     def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
         priors = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
         values = [self.value if p.to_play == BLACK else -self.value for p in positions]

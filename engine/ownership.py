@@ -1,0 +1,160 @@
+"""Who owns each point at the end: a Monte-Carlo estimate from compiled random playouts (Go).
+
+:func:`playout_ownership` plays many random games from a position to the end
+and averages :func:`engine.scoring.region_owners` over them: +1 where black
+always ends up owning the point, -1 for white, values between where it is
+contested. The playouts do not fill a player's own one-point eyes (a point
+whose four neighbours are the player's stones or the edge and whose
+diagonals do not make it a false eye), so living groups survive them and
+dead ones do not: the estimate is good enough to name dead stones at the end
+of a game (GTP ``final_status_list``, ``final_score``) and to draw an
+ownership map during analysis. A playout passes only when every empty point
+is illegal or an own eye; two passes end it.
+
+The kernels apply simple ko (as :mod:`engine.playout` does). Passes and the
+move count of the starting position are reset, so a finished game is still
+played out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import HEAD, LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, geometry
+from engine.go import go_check, go_play
+from engine.jit import njit
+from engine.playout import seed_kernels
+from engine.position import Position
+from engine.scoring import region_owners
+from engine.types import BLACK, EMPTY, WALL, WHITE
+
+__all__ = ["playout_ownership", "stone_status", "DEFAULT_PLAYOUTS"]
+
+DEFAULT_PLAYOUTS = 400
+
+
+@njit(cache=True)
+def _is_own_eye(stones, W, p, color):
+    """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps."""
+    for d in (1, -1, W, -W):
+        c = stones[p + d]
+        if c != color and c != WALL:
+            return False
+    opponents = 0
+    edge = 0
+    for d in (W + 1, W - 1, 1 - W, -1 - W):
+        c = stones[p + d]
+        if c == WALL:
+            edge = 1
+        elif c == 3 - color:
+            opponents += 1
+    return opponents + edge < 2
+
+
+@njit(cache=True)
+def _collect(stones, action_point, empties):
+    m = 0
+    for a in range(action_point.shape[0]):
+        if stones[action_point[a]] == EMPTY:
+            empties[m] = action_point[a]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _eye_keeping_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties):
+    """Random legal moves that keep own eyes, until two passes or ``move_cap`` moves."""
+    stones = cells[STONES]
+    m = _collect(stones, action_point, empties)
+    while info[PASSES] < 2 and info[MOVES] < move_cap:
+        color = info[TO_PLAY]
+        rejected = 0
+        point = PASS_POINT
+        while rejected < m:
+            i = rejected + np.random.randint(0, m - rejected)
+            p = empties[i]
+            if not _is_own_eye(stones, W, p, color) and go_check(cells, info, W, p, color, suicide) == LEGAL:
+                point = p
+                m -= 1
+                empties[i] = empties[m]
+                break
+            empties[i] = empties[rejected]
+            empties[rejected] = p
+            rejected += 1
+        captured = go_play(cells, info, zobrist, W, point, color)
+        if captured > 0 or (point != PASS_POINT and stones[point] == EMPTY):
+            m = _collect(stones, action_point, empties)
+
+
+@njit(cache=True)
+def _ownership_sum(start_cells, start_info, zobrist, W, action_point, suicide, move_cap, count, total):
+    """Add +1 (black) / -1 (white) per point and playout into ``total[N*N]``."""
+    cells = start_cells.copy()
+    info = start_info.copy()
+    empties = np.empty(action_point.shape[0], dtype=np.int64)
+    for _ in range(count):
+        cells[:, :] = start_cells
+        info[:] = start_info
+        _eye_keeping_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties)
+        owners = region_owners(cells[STONES], W, action_point)
+        for a in range(owners.shape[0]):
+            if owners[a] == BLACK:
+                total[a] += 1
+            elif owners[a] == WHITE:
+                total[a] -= 1
+
+
+def _position_of(state: object) -> Position:
+    position = getattr(state, "position", state)
+    if not isinstance(position, Position):
+        raise TypeError(f"expected a Game or a Position, not {type(state).__name__}")
+    return position
+
+
+def playout_ownership(state: object, playouts: int = DEFAULT_PLAYOUTS, seed: int | None = None) -> np.ndarray:
+    """``float32[N*N]`` in [-1, 1]: mean final owner of each point from black's view (Go only).
+
+    ``state`` is a Game or a Position; ``seed`` seeds the compiled random
+    generator first (same seed, same estimate).
+    """
+    position = _position_of(state)
+    rules = position.rules
+    if rules.game != "go":
+        raise ValueError("ownership is estimated for Go only")
+    if playouts < 1:
+        raise ValueError("at least one playout is needed")
+    geo = geometry(rules.size)
+    info = position.info.copy()
+    info[PASSES] = 0
+    info[MOVES] = 0
+    if seed is not None:
+        seed_kernels(seed)
+    total = np.zeros(rules.num_points, dtype=np.int64)
+    _ownership_sum(position.cells, info, geo.zobrist, geo.width, geo.action_point, bool(rules.suicide),
+                   3 * rules.num_points, int(playouts), total)
+    return (total / playouts).astype(np.float32)
+
+
+def stone_status(state: object, ownership: np.ndarray, threshold: float = 0.0
+                 ) -> tuple[list[list[int]], list[list[int]]]:
+    """``(alive, dead)``: the chains on the board (each a sorted list of actions), split by ownership.
+
+    A chain is dead when the mean of ``ownership`` over its stones, seen from
+    its own colour, is below ``threshold``. Chains come in board order.
+    """
+    position = _position_of(state)
+    geo = geometry(position.rules.size)
+    stones = position.cells[STONES, geo.action_point]
+    heads = position.cells[HEAD, geo.action_point]
+    own = np.asarray(ownership, dtype=np.float64) * np.where(stones == BLACK, 1.0, -1.0)
+    alive: list[list[int]] = []
+    dead: list[list[int]] = []
+    seen: set[int] = set()
+    for action in np.flatnonzero(stones != EMPTY):
+        head = int(heads[action])
+        if head in seen:
+            continue
+        seen.add(head)
+        chain = np.flatnonzero((heads == head) & (stones != EMPTY))
+        (dead if own[chain].mean() < threshold else alive).append([int(a) for a in chain])
+    return alive, dead
