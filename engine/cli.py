@@ -43,8 +43,10 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             lazy={"bench": "engine.bench:bench"},
-             summaries={"bench": "Measure the speed of the rules core, encoders, search and network."})
+             lazy={"bench": "engine.bench:bench", "gtp": "gtp.cli:gtp_command", "gomocup": "gtp.cli:gomocup_command"},
+             summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
+                        "gtp": "Speak GTP on stdin/stdout (Sabaki, Lizzie, GoGui, match tools).",
+                        "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout."})
 @click.version_option(package_name="engine", prog_name="engine")
 def main() -> None:
     """An AlphaZero-style engine for Go and Gomoku."""

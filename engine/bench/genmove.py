@@ -1,0 +1,128 @@
+"""``engine bench genmove``: whole moves as GTP plays them, network included.
+
+A game is played from the empty board by ``--moves`` genmoves of ``--visits``
+visits each, reusing the tree between moves as the engine does in play. The
+rate is new simulations per second of genmove time (Leela Zero's ``n/s``);
+``overhead_share`` is the part of that time spent outside the network's
+forward passes (search, encoding, masking, Python). ``--peer leela-zero``
+runs Leela Zero 0.17 on a random network of the same size in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import click
+
+from engine.bench.timing import report
+
+__all__ = ["genmove_command"]
+
+
+@click.command("genmove")
+@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A model file; otherwise a random network of --blocks x --filters.")
+@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
+@click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
+@click.option("--encoder", default="zero17", show_default=True, help="Encoder of the random network.")
+@click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
+@click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per network call.")
+@click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
+@click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu].")
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True)
+@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=None, help="CPU threads [default: every core].")
+@click.option("--peer", type=click.Choice(["none", "leela-zero"]), default="none", show_default=True,
+              help="Also time Leela Zero (apt leela-zero) with a random network of the same size.")
+@click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
+                    batch: int, moves: int, device: str | None, dtype: str, runtime: str, threads: int | None,
+                    peer: str, peer_threads: int, seed: int, as_json: bool) -> None:
+    """Genmove visits/s with a network, and the share of time outside it."""
+    import torch
+
+    from encoders import get_encoder
+    from engine.evaluator import NetEvaluator
+    from engine.game import Game
+    from engine.loading import EvaluatorOptions, load_evaluator
+    from engine.mcts import SearchConfig
+    from engine.net import NetConfig, PolicyValueNet
+    from engine.player import Player, PlayerConfig
+    from engine.rules import Rules
+
+    rules = Rules.go(size)
+    options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, threads=threads, seed=seed)
+    if model_path is not None:
+        evaluator = load_evaluator(rules, model_path, options)
+    else:
+        planes = get_encoder(encoder, rules)
+        torch.manual_seed(seed)
+        net = PolicyValueNet(NetConfig(blocks, filters, planes.num_planes, size))
+        evaluator = NetEvaluator(net, planes, device=device, dtype=dtype, runtime=runtime, threads=threads,
+                                 seed=seed, cache_size=options.cache_size)
+    assert isinstance(evaluator, NetEvaluator)
+    config = PlayerConfig(visits=visits, resign_threshold=None, search=SearchConfig(batch_size=batch))
+    started = time.perf_counter()
+    evaluator.warm_up(size)
+    Player(evaluator, config, seed=seed).choose(Game(rules))  # compiles every batch shape, loads the kernels
+    evaluator.clear_cache()
+    warm_up = time.perf_counter() - started
+    network = _TimedInference(evaluator)
+    player = Player(evaluator, config, seed=seed)
+    game = Game(rules)
+    rates, total_time, total_sims = [], 0.0, 0
+    for _ in range(moves):
+        network.seconds = 0.0
+        started = time.perf_counter()
+        decision = player.choose(game)
+        elapsed = time.perf_counter() - started
+        total_time += elapsed
+        total_sims += decision.search.simulations
+        rates.append(decision.search.simulations / elapsed)
+        network.total += network.seconds
+        if decision.action is None or game.is_over:
+            break
+        game.play(decision.action)
+    name = evaluator.net.config.name
+    result = {"net": name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
+              "device": str(evaluator.device), "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,
+              "threads": torch.get_num_threads(), "visits_per_s": statistics.median(rates),
+              "visits_per_s_runs": rates, "overhead_share": 1.0 - network.total / total_time,
+              "simulations": total_sims, "warm_up_s": warm_up}
+    text = (f"{name} {size}x{size}, {visits} visits, batches of {batch} ({evaluator.device}, "
+            f"{evaluator.dtype_name}, {evaluator.runtime}, {torch.get_num_threads()} threads): "
+            f"{result['visits_per_s']:,.0f} visits/s (median of {len(rates)} genmoves), "
+            f"{100 * result['overhead_share']:.1f}% of the time outside the network")
+    if peer == "leela-zero":
+        from engine.bench.leelaz_peer import measure_leelaz
+
+        if size != 19 or model_path is not None:
+            raise click.UsageError("--peer leela-zero compares random 19x19 networks (--blocks/--filters)")
+        theirs = measure_leelaz(blocks, filters, visits, moves, peer_threads)
+        theirs["ratio"] = result["visits_per_s"] / theirs["visits_per_s"]
+        result["peer"] = theirs
+        text += (f"\nLeela Zero 0.17 ({peer_threads} threads, random b{blocks}c{filters}): "
+                 f"{theirs['visits_per_s']:,.0f} visits/s; ratio {theirs['ratio']:.2f}x")
+    report(result, as_json, text)
+
+
+class _TimedInference:
+    """Wraps ``evaluator.infer`` to add up the seconds spent in the network."""
+
+    def __init__(self, evaluator: "object") -> None:
+        self.seconds = 0.0
+        self.total = 0.0
+        inner = evaluator.infer  # type: ignore[attr-defined]
+
+        def timed(planes: "object") -> "object":
+            started = time.perf_counter()
+            try:
+                return inner(planes)
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        evaluator.infer = timed  # type: ignore[attr-defined]
