@@ -112,6 +112,9 @@ class Search:
         self._leaf_info = np.zeros((batch, INFO_LEN), dtype=np.int64)
         self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
         self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
+        self._pending = 0
+        self._full = False
+        self._noise_pending = False
         self.root = game.position.copy()
         self._root_legal = game.legal_mask()
         self._root_moves = len(game.moves)
@@ -189,22 +192,58 @@ class Search:
             self._move_root(0, self._root_legal)
 
     # --------------------------------------------------------------- search
-    def _evaluate_leaves(self, leaves: int) -> None:
-        priors, values = self.evaluator.evaluate(self._leaves[:leaves], self._leaf_legal[:leaves])
+    # ------------------------------------------------------ stepwise search
+    # ``run`` below drives these steps with this search's own evaluator; a
+    # caller running many searches at once (self-play) drives them itself and
+    # evaluates the leaves of all of them in one network call.
+    def begin(self, noise: bool = False) -> bool:
+        """Start a search; False when there is nothing to search (the game is over)."""
+        self._full = False
+        self._noise_pending = noise
+        return not self.root.is_over and bool(self._root_legal.any())
+
+    def gather(self, budget: int) -> tuple[PositionBatch, np.ndarray, int]:
+        """Select leaves for up to ``budget`` simulations.
+
+        Returns the leaf positions, their legal actions (``bool[L, A]``) and the
+        number of simulations this step completed by itself (finished games).
+        Pass the leaves' priors and values to :meth:`complete` before the next step.
+        """
+        if self._ints[FIRST_CHILD, 0] < 0:  # the root first, with the game's legal moves (superko)
+            leaves, finished = self._select(1)
+            self._leaf_legal[0] = self._root_legal
+        else:
+            leaves, finished = self._select(budget)
+        self._pending = leaves
+        return self._leaves[:leaves], self._leaf_legal[:leaves], finished
+
+    def complete(self, priors: np.ndarray, values: np.ndarray) -> None:
+        """Expand the gathered leaves with their ``priors`` and back their ``values`` up."""
+        leaves = self._pending
+        self._pending = 0
+        if leaves == 0:
+            return
         room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
                                  self._leaf_legal, np.ascontiguousarray(priors, dtype=np.float32),
                                  np.ascontiguousarray(values, dtype=np.float32))
-        if not room:
-            self._full = True
+        self._full = self._full or not room
+        if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
+            self._add_noise()
+            self._noise_pending = False
 
-    def _expand_root(self) -> int:
-        """Evaluate an unexpanded root, with the game's legal moves (superko included); 1 if it ran."""
-        if self._ints[FIRST_CHILD, 0] >= 0:
-            return 0
-        leaves, _ = self._select(1)
-        self._leaf_legal[0] = self._root_legal
-        self._evaluate_leaves(leaves)
-        return 1
+    @property
+    def is_full(self) -> bool:
+        """The tree ran out of room: stop searching (see ``SearchConfig.capacity``)."""
+        return self._full
+
+    def budget(self, visits: int | None, playouts: int | None, done: int) -> int:
+        """Simulations the next step may run under a visit and a playout limit."""
+        budget = self.config.batch_size
+        if visits is not None:
+            budget = min(budget, visits - self.root_visits)
+        if playouts is not None:
+            budget = min(budget, playouts - done)
+        return budget
 
     def _add_noise(self) -> None:
         """Mix Dirichlet noise into the root's priors (self-play exploration)."""
@@ -230,26 +269,18 @@ class Search:
         or ``stop()`` says so. ``progress(search)`` is called every ``progress_every`` seconds."""
         if visits is None and playouts is None and seconds is None:
             raise ValueError("give a visit, playout or time limit")
-        started = time.perf_counter()
-        self._full = False
-        if self.root.is_over or not self._root_legal.any():
-            return self.result(time.perf_counter() - started, 0)
-        done = self._expand_root()
-        if noise:
-            self._add_noise()
-        last_report = started
+        started = last_report = time.perf_counter()
+        done = 0
+        if not self.begin(noise):
+            return self.result(0.0, 0)
         while not self._full:
-            budget = self.config.batch_size
-            if visits is not None:
-                budget = min(budget, visits - self.root_visits)
-            if playouts is not None:
-                budget = min(budget, playouts - done)
+            budget = self.budget(visits, playouts, done)
             if budget <= 0:
                 break
-            leaves, finished = self._select(budget)
-            if leaves:
-                self._evaluate_leaves(leaves)
-            done += leaves + finished
+            leaves, legal, finished = self.gather(budget)
+            if len(leaves):
+                self.complete(*self.evaluator.evaluate(leaves, legal))
+            done += len(leaves) + finished
             now = time.perf_counter()
             if seconds is not None and now - started >= seconds:
                 break

@@ -69,7 +69,8 @@ class Player:
         self._search = None
         self._low_values = {Color.BLACK: 0, Color.WHITE: 0}
 
-    def _search_for(self, game: Game) -> Search:
+    def search_for(self, game: Game) -> Search:
+        """The search tree for the game's position: the last one, moved on, if it can be reused."""
         if self._search is None or not self.config.reuse_tree or self._search.rules != game.rules:
             self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
         else:
@@ -80,20 +81,30 @@ class Player:
                 seconds: float | None = None, stop: Callable[[], bool] | None = None,
                 progress: Callable[[Search], None] | None = None, noise: bool = False) -> SearchResult:
         """Search the game's position for the side to move, with explicit limits."""
-        search = self._search_for(game)
+        search = self.search_for(game)
         return search.run(visits, playouts=playouts, seconds=seconds, stop=stop, progress=progress, noise=noise)
 
     def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
                stop: Callable[[], bool] | None = None,
                progress: Callable[[Search], None] | None = None) -> Decision:
-        """Decide a move for ``color`` (default: the side to move) without playing it."""
-        color = Color(game.to_play if color is None else color)
-        if color != game.to_play:
-            game = game.with_side_to_move(color)
+        """Search and decide a move for ``color`` (default: the side to move) without playing it."""
+        game = self.for_color(game, color)
         cfg = self.config
         seconds = cfg.seconds if seconds is None else (seconds if cfg.seconds is None else min(seconds, cfg.seconds))
         result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
                               progress=progress, noise=cfg.noise)
+        return self.decide(game, result)
+
+    @staticmethod
+    def for_color(game: Game, color: int | None) -> Game:
+        """The game with ``color`` to move (GTP may ask for a move out of turn)."""
+        if color is None or Color(color) == game.to_play:
+            return game
+        return game.with_side_to_move(color)
+
+    def decide(self, game: Game, result: SearchResult) -> Decision:
+        """The move (or resignation) for the side to move in ``game`` after a search of its position."""
+        color = game.to_play
         if self._should_resign(color, result):
             return Decision(None, True, result)
         return Decision(self._pick(game, result), False, result)
