@@ -35,7 +35,7 @@ from engine.rules import Rules
 from engine.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
-           "gomoku_legal_mask", "renju_check", "renju_legal_mask", "renju_forbidden", "is_winning_line", "GomokuLogic"]
+           "gomoku_legal_mask", "renju_forbidden", "is_winning_line", "GomokuLogic"]
 
 FREESTYLE, STANDARD, RENJU = 0, 1, 2
 VARIANT_CODES = {"freestyle": FREESTYLE, "standard": STANDARD, "renju": RENJU}
@@ -93,7 +93,9 @@ def _count_fours(stones, p, d, k):
     return count
 
 
-@njit  # not cached: numba cannot cache a recursive function (nor its callers) safely
+# An explicit signature: numba can cache a recursive kernel (and its callers) only when it need
+# not infer the recursive call's type.
+@njit("boolean(int16[::1], int64, int64, int64, int64)", cache=True)
 def renju_forbidden(stones, W, p, k, depth):
     """Whether black may not play at the empty point ``p`` (overline, 4-4 or 3-3).
 
@@ -148,17 +150,11 @@ def renju_forbidden(stones, W, p, k, depth):
 
 @njit(cache=True)
 def gomoku_check(cells, info, W, point, color, k, variant):
-    """Verdict for ``color`` at ``point`` in freestyle and standard (renju: ``renju_check``)."""
-    return LEGAL if cells[STONES, point] == EMPTY else OCCUPIED
-
-
-@njit
-def renju_check(cells, info, W, point, color, k, variant):
-    """Verdict under renju: as ``gomoku_check``, plus black's forbidden points."""
+    """Verdict for ``color`` at ``point``: occupied, forbidden for black under renju, or legal."""
     stones = cells[STONES]
     if stones[point] != EMPTY:
         return OCCUPIED
-    if color == BLACK and renju_forbidden(stones, W, point, k, 0):
+    if variant == RENJU and color == BLACK and renju_forbidden(stones, W, point, k, 0):
         return FORBIDDEN
     return LEGAL
 
@@ -180,23 +176,15 @@ def gomoku_play(cells, info, zobrist, W, point, color, k, variant):
 
 @njit(cache=True)
 def gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask):
-    """Fill ``mask[A]`` with the empty points (none once someone has won); pass never."""
+    """Fill ``mask[A]`` with the legal points (none once someone has won); pass never."""
     n = action_point.shape[0]
     over = info[WINNER] != 0
+    stones = cells[STONES]
+    renju_black = variant == RENJU and color == BLACK
     for a in range(n):
-        mask[a] = (not over) and cells[STONES, action_point[a]] == EMPTY
+        p = action_point[a]
+        mask[a] = (not over) and stones[p] == EMPTY and not (renju_black and renju_forbidden(stones, W, p, k, 0))
     mask[n] = False
-
-
-@njit
-def renju_legal_mask(cells, info, W, action_point, color, k, variant, mask):
-    """As ``gomoku_legal_mask``, without black's forbidden points."""
-    gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask)
-    if color == BLACK:
-        stones = cells[STONES]
-        for a in range(action_point.shape[0]):
-            if mask[a] and renju_forbidden(stones, W, action_point[a], k, 0):
-                mask[a] = False
 
 
 class GomokuLogic:
@@ -207,12 +195,9 @@ class GomokuLogic:
         self.geo = geometry(rules.size)
         self.k = rules.win_length
         self.variant = VARIANT_CODES[rules.variant]
-        renju = self.variant == RENJU
-        self._check = renju_check if renju else gomoku_check
-        self._legal_mask = renju_legal_mask if renju else gomoku_legal_mask
 
     def check(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> int:
-        return self._check(cells, info, self.geo.width, point, color, self.k, self.variant)
+        return gomoku_check(cells, info, self.geo.width, point, color, self.k, self.variant)
 
     def play(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
         gomoku_play(cells, info, self.geo.zobrist, self.geo.width, point, color, self.k, self.variant)
@@ -222,7 +207,7 @@ class GomokuLogic:
         cells[HISTORY + info[RING]] = cells[STONES]  # the current board is the ring's newest entry, as in Go
 
     def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
-        self._legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.k, self.variant, mask)
+        gomoku_legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.k, self.variant, mask)
 
     def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
         if info[WINNER] != 0 or info[MOVES] >= self.rules.move_cap:

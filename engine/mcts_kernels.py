@@ -131,7 +131,7 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
         info[:] = root_info
         node = 0
         ints[VIRTUAL, 0] += 1
-        while ints[FIRST_CHILD, node] >= 0:
+        while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0:
             reduction = root_fpu_reduction if node == 0 else fpu_reduction
             node = _best_child(ints, floats, node, c_puct, reduction)
             ints[VIRTUAL, node] += 1
@@ -139,6 +139,10 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             play_point(cells, info, zobrist, W, PASS_POINT if action == num_points else action_point[action], spec)
         if is_terminal(cells, info, spec):
             _backup(ints, floats, node, terminal_value(cells, info, W, action_point, spec, komi))
+            finished += 1
+            continue
+        if ints[FIRST_CHILD, node] >= 0:  # expanded without children: renju's black has only forbidden points
+            _backup(ints, floats, node, 0.0)
             finished += 1
             continue
         if ints[FIRST_CHILD, node] == PENDING:

@@ -8,9 +8,8 @@ an illegal one is set aside for this move and the draw repeats among the rest.
 The empty-point list is kept incrementally and rebuilt only after a capture.
 
 The kernels enforce simple ko (as OpenSpiel's Go does); positional superko
-needs the game's history and is :class:`engine.game.Game`'s job. Renju is not
-supported here (its forbidden-point check cannot be cached; see gomoku.py):
-``engine.rules_kernels.pack_rules`` refuses it.
+needs the game's history and is :class:`engine.game.Game`'s job. Renju's
+forbidden points are set aside for black like Go's illegal moves.
 
 ``record`` (``int64[>= move_cap]``) receives the point of every move played
 (``PASS_POINT`` for a pass), so a playout can be replayed or turned into actions.
@@ -22,7 +21,7 @@ import numpy as np
 
 from engine.board import LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_check, go_play
-from engine.gomoku import gomoku_play
+from engine.gomoku import gomoku_check, gomoku_play
 from engine.jit import njit
 from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH
 from engine.types import EMPTY
@@ -81,16 +80,29 @@ def _go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, emptie
 
 @njit(cache=True)
 def _gomoku_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties, record):
-    m = _collect_empties(cells[STONES], action_point, empties)
+    stones = cells[STONES]
+    m = _collect_empties(stones, action_point, empties)
     played = 0
-    while info[WINNER] == 0 and m > 0 and info[MOVES] < move_cap:
-        i = np.random.randint(0, m)
-        p = empties[i]
-        m -= 1
-        empties[i] = empties[m]
-        gomoku_play(cells, info, zobrist, W, p, info[TO_PLAY], k, variant)
+    while info[WINNER] == 0 and info[MOVES] < move_cap:
+        color = info[TO_PLAY]
+        rejected = 0
+        point = PASS_POINT
+        while rejected < m:  # set aside renju's forbidden points for black, as Go sets aside illegal ones
+            i = rejected + np.random.randint(0, m - rejected)
+            p = empties[i]
+            if gomoku_check(cells, info, W, p, color, k, variant) == LEGAL:
+                point = p
+                m -= 1
+                empties[i] = empties[m]
+                break
+            empties[i] = empties[rejected]
+            empties[rejected] = p
+            rejected += 1
+        if point == PASS_POINT:
+            break  # no legal move: a full board, or black is left only forbidden points
+        gomoku_play(cells, info, zobrist, W, point, color, k, variant)
         if played < record.shape[0]:
-            record[played] = p
+            record[played] = point
         played += 1
     return played
 

@@ -12,11 +12,11 @@ import numpy as np
 
 from engine.board import MOVES, PASSES, STONES, TO_PLAY, WINNER
 from engine.go import go_legal_mask, go_play
-from engine.gomoku import RENJU, VARIANT_CODES, gomoku_legal_mask, gomoku_play
+from engine.gomoku import VARIANT_CODES, gomoku_legal_mask, gomoku_play
 from engine.jit import njit
 from engine.rules import Rules
 from engine.scoring import lead_of
-from engine.types import BLACK, EMPTY, RulesError
+from engine.types import BLACK, EMPTY
 
 __all__ = ["SPEC_LEN", "pack_rules", "play_point", "fill_legal_mask", "is_terminal", "terminal_value"]
 
@@ -28,9 +28,6 @@ GO, GOMOKU = 0, 1
 def pack_rules(rules: Rules) -> np.ndarray:
     """``int64[SPEC_LEN]`` describing ``rules`` for the compiled kernels."""
     variant = VARIANT_CODES[rules.variant]
-    if rules.game == "gomoku" and variant == RENJU:
-        raise RulesError("the compiled search does not support renju yet (its forbidden-point check "
-                         "is recursive and cannot be cached)")
     spec = np.zeros(SPEC_LEN, dtype=np.int64)
     spec[GAME] = GO if rules.game == "go" else GOMOKU
     spec[SUICIDE] = int(rules.suicide)

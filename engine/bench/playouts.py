@@ -33,7 +33,6 @@ class PlayoutBench:
             rules = Rules.go(size or 9, preset or "japanese")
         else:
             rules = Rules.gomoku(size or 15, variant=preset or "freestyle")
-        pack_rules(rules)  # refuses what the compiled kernels cannot play (renju)
         seed_kernels(seed)
         return cls(rules, Position(rules))
 

@@ -104,6 +104,27 @@ def test_illegal_moves_get_no_visits() -> None:
     assert (result.priors[~legal] == 0).all()
 
 
+def test_renju_forbidden_points_are_never_searched() -> None:
+    """Black's double-three point (E5 joins E6-E7 and C5-D5) is never a child anywhere in the tree."""
+    game = game_from_diagram("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . X . . . .
+        . . . . X . . . .
+        . . X X . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . O O O .
+        . . . . . . . . .
+        """, Rules.gomoku(9, 5, "renju"), BLACK)
+    forbidden = gtp_to_action("E5", 9)
+    assert not game.legal_mask()[forbidden]
+    search = Search(game, Uniform(), seed=0)
+    result = search.run(300)
+    assert result.visits[forbidden] == 0
+    assert result.visits.sum() == 299
+
+
 def test_superko_forbidden_root_moves_are_never_searched() -> None:
     """Root legality comes from the Game, so positional superko holds at the root."""
     rules = Rules.go(2, "tromp-taylor", komi=0.5)

@@ -15,7 +15,7 @@ from engine.rules_kernels import pack_rules
 
 
 @pytest.mark.parametrize("rules_text", ["japanese size=5", "japanese size=9", "new-zealand size=7 ko=simple",
-                                        "freestyle size=9", "standard size=7 k=4"])
+                                        "freestyle size=9", "standard size=7 k=4", "renju size=9"])
 def test_recorded_playouts_replay_through_checked_play(rules_text: str) -> None:
     """The kernels apply simple ko only, so the replay uses rules with simple ko (suicide both ways)."""
     rules = Rules.parse(rules_text)

@@ -1,0 +1,41 @@
+"""Golden transcripts: each ``golden/NAME.gtp`` run in-process must answer exactly ``golden/NAME.out``.
+
+The first line of a transcript, ``# golden: key=value ...``, configures the
+engine (FrontEndConfig fields; every run has seed 1). The expected answers
+were written by hand from the GTP specification and the positions in the
+transcripts' comments; they use only commands whose answers do not depend on
+search details (or positions whose move is forced).
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from tests.gtp.helpers import run_session
+
+GOLDEN = Path(__file__).parent / "golden"
+_TYPES = {"size": int, "visits": int, "komi": float, "game": str, "rules": str}
+
+
+def _config(first_line: str) -> dict[str, object]:
+    assert first_line.startswith("# golden:"), "a transcript starts with its '# golden:' line"
+    options: dict[str, object] = {}
+    for word in first_line.split(":", 1)[1].split():
+        key, value = word.split("=", 1)
+        options[key] = _TYPES[key](value)
+    return options
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in GOLDEN.glob("*.gtp")))
+def test_transcript(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (GOLDEN / f"{name}.gtp").read_bytes()
+    expected = (GOLDEN / f"{name}.out").read_text()
+    monkeypatch.chdir(GOLDEN)
+    output = run_session(data, **_config(data.split(b"\n", 1)[0].decode()))
+    if output != expected:
+        diff = "\n".join(difflib.unified_diff(expected.split("\n"), output.split("\n"), "expected", "got",
+                                              lineterm=""))
+        pytest.fail(f"transcript {name} differs:\n{diff}")

@@ -1,0 +1,87 @@
+"""The Gomocup (Piskvork) brain, in-process and once as ``engine gomocup`` in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+
+from gtp.gomocup import GomocupBrain
+from gtp.state import FrontEndConfig
+
+POINT = re.compile(r"^(\d+),(\d+)$")
+
+
+def brain_answers(text: str, **options: object) -> list[str]:
+    options.setdefault("seed", 1)
+    options.setdefault("visits", 200)
+    options.setdefault("batch", 8)
+    out = io.BytesIO()
+    brain = GomocupBrain(FrontEndConfig(game="gomoku", **options), io.BytesIO(text.encode()), out)  # type: ignore[arg-type]
+    brain.run()
+    return out.getvalue().decode().splitlines()
+
+
+def _point(answer: str, size: int) -> tuple[int, int]:
+    match = POINT.match(answer)
+    assert match, answer
+    x, y = int(match.group(1)), int(match.group(2))
+    assert 0 <= x < size and 0 <= y < size
+    return x, y
+
+
+def test_start_begin_turn() -> None:
+    out = brain_answers("START 15\nBEGIN\nTURN 7,7\nEND\nABOUT\n")
+    assert out[0] == "OK"
+    first, second = _point(out[1], 15), _point(out[2], 15)
+    assert len(out) == 3, "END stops the brain"
+    assert first != (7, 7) and second not in (first, (7, 7))
+
+
+def test_board_then_the_winning_move() -> None:
+    """Four own stones in a row, blocked on the left: the only five is at 7,7."""
+    own = "".join(f"{x},7,1\n" for x in range(3, 7))
+    theirs = "2,7,2\n0,0,2\n0,1,2\n0,2,2\n"
+    out = brain_answers(f"START 15\nBOARD\n{own}{theirs}DONE\n")
+    assert out == ["OK", "7,7"]
+
+
+def test_board_colour_follows_the_stone_counts() -> None:
+    """One own stone and two of the opponent's: the engine is white, black's four must be blocked."""
+    out = brain_answers("START 15\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n9,9,1\n10,10,1\n12,12,1\nDONE\n")
+    assert out == ["OK", "4,0"]
+
+
+def test_errors_unknown_and_sizes() -> None:
+    out = brain_answers("START 3\nSTART 99\nSTART x\nRECTSTART 15,20\nRECTSTART 9,9\nFROB\nTURN 99,1\nTURN a,b\n"
+                        "TAKEBACK 4,4\nPLAY 4,4\nTAKEBACK 4,4\nTAKEBACK 4,4\nBOARD\n1,1,7\nDONE\nBEGIN\n")
+    assert [line.split()[0] for line in out[:-1]] == ["ERROR", "ERROR", "ERROR", "ERROR", "OK", "UNKNOWN", "ERROR",
+                                                      "ERROR", "ERROR", "4,4", "OK", "ERROR", "ERROR"]
+    _point(out[-1], 9)  # the failed BOARD left the board empty, so BEGIN opens
+
+
+def test_info_rules_and_time() -> None:
+    out = brain_answers("INFO rule 4\nINFO rule 1\nINFO timeout_turn 200\nINFO timeout_match 60000\n"
+                        "INFO time_left 30000\nINFO max_memory 83886080\nINFO folder /tmp\nSTART 9\nBEGIN\n",
+                        visits=1_000_000)
+    assert out[0].startswith("ERROR") and "renju" in out[0]
+    assert out[1] == "OK"
+    _point(out[2], 9)
+
+
+def test_takeback_of_a_board_stone_and_restart() -> None:
+    out = brain_answers("START 9\nBOARD\n1,1,1\n2,2,2\n4,4,2\nDONE\nTAKEBACK 4,4\nRESTART\nBEGIN\n")
+    assert out[0] == "OK" and out[2] == "OK" and out[3] == "OK"
+    _point(out[1], 9)
+    _point(out[4], 9)
+
+
+def test_engine_gomocup_subprocess() -> None:
+    result = subprocess.run([sys.executable, "-c", "from engine.cli import main; main()", "gomocup", "--visits", "50"],
+                            input=b"START 10\nBEGIN\nTURN 5,5\nABOUT\nEND\n", capture_output=True, timeout=120)
+    lines = result.stdout.decode().splitlines()
+    assert result.returncode == 0, result.stderr.decode()
+    assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
+    assert lines[3].startswith('name="engine", version=')
+    assert "no model given" in result.stderr.decode()

@@ -1,0 +1,128 @@
+"""Time controls: parsing GTP's and KGS's settings, the clocks, and budgets that never lose on time."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gtp.timecontrol import MIN_MOVES, TimeControl, TimeSettings, expected_moves
+
+
+def test_gtp_time_settings_semantics() -> None:
+    assert TimeSettings.from_gtp("300", "0", "0") == TimeSettings("absolute", 300.0)
+    assert TimeSettings.from_gtp("600", "30", "0").kind == "none"  # byo-yomi time without stones: no limit
+    assert TimeSettings.from_gtp("0", "10", "1") == TimeSettings("canadian", 0.0, 10.0, 1)
+    assert TimeSettings.from_gtp("60.5", "300", "25") == TimeSettings("canadian", 60.5, 300.0, 25)
+
+
+@pytest.mark.parametrize("args", [("x", "0", "0"), ("-1", "0", "0"), ("nan", "0", "0"), ("inf", "1", "1"),
+                                  ("1", "1", "1.5"), ("1", "1", "-2")])
+def test_bad_gtp_time_settings(args: tuple[str, str, str]) -> None:
+    with pytest.raises(ValueError):
+        TimeSettings.from_gtp(*args)
+
+
+def test_kgs_time_settings() -> None:
+    assert TimeSettings.from_kgs(("none",)).kind == "none"
+    assert TimeSettings.from_kgs(("absolute", "600")) == TimeSettings("absolute", 600.0)
+    assert TimeSettings.from_kgs(("byoyomi", "600", "30", "5")) == TimeSettings("byoyomi", 600.0, 30.0, periods=5)
+    assert TimeSettings.from_kgs(("canadian", "600", "300", "25")) == TimeSettings("canadian", 600.0, 300.0, 25)
+    assert TimeSettings.from_kgs(("byoyomi", "600", "0", "0")) == TimeSettings("absolute", 600.0)
+    for bad in [(), ("fischer", "1"), ("absolute",), ("byoyomi", "1", "2"), ("none", "1")]:
+        with pytest.raises(ValueError):
+            TimeSettings.from_kgs(bad)
+
+
+def test_expected_moves() -> None:
+    assert expected_moves(361) == 145
+    assert expected_moves(81) == 33
+    assert expected_moves(0) == MIN_MOVES
+
+
+def test_no_time_control_means_no_budget() -> None:
+    assert TimeControl().budget(1, 50) is None
+    assert TimeControl().budget(1, 50, per_move_cap=2.0) == pytest.approx(1.5)
+
+
+def test_absolute_budget_spreads_the_main_time() -> None:
+    control = TimeControl(TimeSettings("absolute", 300.0), lag=0.5)
+    assert control.budget(1, 100) == pytest.approx(2.5)
+    control.time_left(1, 10.0, 0)
+    assert control.budget(1, 100) == 0.0
+    assert control.budget(2, 100) == pytest.approx(2.5)  # the other clock is untouched
+
+
+def test_canadian_overtime_budget() -> None:
+    control = TimeControl(TimeSettings("canadian", 0.0, 100.0, 10), lag=0.5)
+    assert control.budget(1, 50) == pytest.approx(9.5)
+    control.time_left(1, 30.0, 2)  # 30 s for the last 2 stones of the block
+    assert control.budget(1, 50) == pytest.approx(14.5)
+    control.time_left(1, 600.0, 0)  # back in main time: the larger of the share and the overtime rate
+    assert control.budget(1, 50) == pytest.approx(11.5)
+
+
+def test_byoyomi_budget_stays_inside_the_period() -> None:
+    control = TimeControl(TimeSettings("byoyomi", 0.0, 30.0, periods=3), lag=1.0)
+    assert control.budget(1, 80) == pytest.approx(29.0)
+    control.time_left(1, 30.0, 1)  # KGS: stones = periods left
+    assert control.clocks[1].periods == 1
+    assert control.budget(1, 80) == pytest.approx(29.0)
+
+
+def test_lizzie_style_seconds_per_move() -> None:
+    """Lizzie sends time_settings 0 T 1: T seconds for every move."""
+    control = TimeControl(TimeSettings.from_gtp("0", "5", "1"), lag=0.5)
+    for _ in range(20):
+        assert control.budget(1, 40) == pytest.approx(4.5)
+        control.spent(1, 4.6)
+
+
+def test_spent_charges_main_time_then_overtime() -> None:
+    control = TimeControl(TimeSettings("canadian", 10.0, 60.0, 5), lag=0.0)
+    control.spent(1, 4.0)
+    assert control.clocks[1].main == pytest.approx(6.0)
+    control.spent(1, 10.0)  # 6 s of main time, 4 s of the first block
+    assert (control.clocks[1].main, control.clocks[1].period, control.clocks[1].stones) == (0.0, 56.0, 4)
+    control = TimeControl(TimeSettings("byoyomi", 0.0, 10.0, periods=3), lag=0.0)
+    control.spent(1, 25.0)
+    assert control.clocks[1].periods == 1
+
+
+def _simulate(settings: TimeSettings, moves: int, overhead: float, report: bool, seed: int) -> float:
+    """A game against a fake clock: the lowest time the engine's clock ever showed (< 0: lost on time).
+
+    Each move takes its budget plus up to ``overhead`` seconds; the controller
+    reports the clock before every move when ``report`` is set, otherwise the
+    engine keeps its own account. The board fills as on 19x19 (captures keep
+    some points empty).
+    """
+    rng = random.Random(seed)
+    control = TimeControl(settings, lag=0.5)
+    clock = settings.main
+    lowest = clock
+    for move in range(moves):
+        if report:
+            control.time_left(1, clock, 0)
+        empty = max(30, 361 - 2 * move)
+        budget = control.budget(1, expected_moves(empty))
+        assert budget is not None
+        used = budget + rng.uniform(0.0, overhead)
+        control.spent(1, used)
+        clock -= used
+        lowest = min(lowest, clock)
+    return lowest
+
+
+@pytest.mark.parametrize("report", [True, False])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_loss_on_time_in_five_minutes_absolute(report: bool, seed: int) -> None:
+    """5 minutes for 150 moves and more, with up to 0.4 s spent outside the search on each move."""
+    lowest = _simulate(TimeSettings("absolute", 300.0), 180, overhead=0.4, report=report, seed=seed)
+    assert lowest > 0, f"lost on time (clock reached {lowest:.2f} s)"
+
+
+def test_the_budget_uses_most_of_the_time() -> None:
+    """Not losing on time by playing instantly is no success: over 100 moves most of the clock is used."""
+    lowest = _simulate(TimeSettings("absolute", 300.0), 100, overhead=0.0, report=True, seed=0)
+    assert lowest < 200
