@@ -167,18 +167,13 @@ class Rules:
         return ""
 
     def __str__(self) -> str:
-        base = Rules.gomoku(self.size, self.win_length, self.variant) if self.game == "gomoku" else None
-        name = self.preset
-        if self.game == "go":
-            base = Rules.go(self.size, name or "chinese")
-        words = [name or "chinese", f"size={self.size}"]
-        assert base is not None
-        for field in fields(self):
-            ours, theirs = getattr(self, field.name), getattr(base, field.name)
-            if ours != theirs:
-                words.append(_format_option(field.name, ours))
-        if self.game == "gomoku" and f"k={self.win_length}" not in words:
-            words.append(f"k={self.win_length}")
+        """The preset name, the size, and every field that differs from the preset (``k`` always for Gomoku)."""
+        name = self.preset or "chinese"
+        base = Rules.go(self.size, name) if self.game == "go" else Rules.gomoku(self.size, 5, self.variant)
+        words = [name, f"size={self.size}"]
+        always = ("win_length",) if self.game == "gomoku" else ()
+        words += [_format_option(f.name, getattr(self, f.name)) for f in fields(self)
+                  if getattr(self, f.name) != getattr(base, f.name) or f.name in always]
         return " ".join(words)
 
     @property
