@@ -43,10 +43,21 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             lazy={"bench": "engine.bench:bench", "gtp": "gtp.cli:gtp_command", "gomocup": "gtp.cli:gomocup_command"},
+             lazy={"bench": "engine.bench:bench", "gtp": "gtp.cli:gtp_command", "gomocup": "gtp.cli:gomocup_command",
+                   "bootstrap": "training.cli:bootstrap_command", "selfplay": "training.cli:selfplay_command",
+                   "gather": "training.cli:gather_command", "train": "training.cli:train_command",
+                   "validate": "training.cli:validate_command", "evaluate": "training.cli:evaluate_command",
+                   "loop": "training.cli:loop_command"},
              summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
                         "gtp": "Speak GTP on stdin/stdout (Sabaki, Lizzie, GoGui, match tools).",
-                        "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout."})
+                        "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout.",
+                        "bootstrap": "Write a randomly initialised model (generation 0).",
+                        "selfplay": "Play self-play games with a model; write game records and SGF.",
+                        "gather": "Replay game records or SGF files into shuffled training chunks.",
+                        "train": "Train a network on chunks; resumable checkpoints, TensorBoard scalars.",
+                        "validate": "Policy loss, top-1 accuracy and value MSE on held-out chunks.",
+                        "evaluate": "Play two models (or baselines) against each other: win rate and Elo.",
+                        "loop": "Self-play, gather, train, gate and rate, generation after generation."})
 @click.version_option(package_name="engine", prog_name="engine")
 def main() -> None:
     """An AlphaZero-style engine for Go and Gomoku."""

@@ -3,7 +3,7 @@
 Numba re-checks a cached kernel only against its own source file, not the
 files of the kernels it calls, so editing ``engine/go.py`` would leave the
 cached search kernels running the old Go code. On first import this module
-fingerprints the source of every package that holds kernels and, when the
+fingerprints the source of every module that defines kernels and, when the
 fingerprint changed, drops all cached kernels of those packages. Kernel
 modules import ``njit`` from here (``NUMBA_DISABLE_JIT=1`` still turns every
 kernel into plain Python).
@@ -25,11 +25,14 @@ _STAMP = "numba-sources.sha256"
 
 
 def _fingerprint() -> str:
+    """A hash of every module that defines kernels (those that import ``njit`` from here)."""
     digest = hashlib.sha256()
     for package in _KERNEL_PACKAGES:
         for path in sorted((_ROOT / package).glob("*.py")):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+            source = path.read_bytes()
+            if b"from engine.jit import njit" in source:
+                digest.update(path.name.encode())
+                digest.update(source)
     return digest.hexdigest()
 
 

@@ -41,7 +41,11 @@ __all__ = ["SearchConfig", "SearchResult", "Search"]
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal)."""
+    """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
+
+    The tree starts small and doubles when full, up to ``capacity`` nodes (36 bytes each; an
+    expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
+    """
 
     c_puct: float = 1.25
     fpu_reduction: float = 0.25
@@ -49,7 +53,7 @@ class SearchConfig:
     batch_size: int = 16
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
-    capacity: int | None = None
+    capacity: int = 8_000_000
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:
@@ -100,11 +104,9 @@ class Search:
         self.geo = geometry(self.rules.size)
         self.spec = pack_rules(self.rules)
         actions = self.rules.num_actions
-        capacity = config.capacity or max(20_000, 2000 * actions)
+        capacity = min(config.capacity, 256 * actions)
         self._ints = np.zeros((INT_ROWS, capacity), dtype=np.int32)
         self._floats = np.zeros((FLOAT_ROWS, capacity), dtype=np.float32)
-        self._spare_ints = np.zeros_like(self._ints)
-        self._spare_floats = np.zeros_like(self._floats)
         self._count = np.zeros(1, dtype=np.int64)
         batch = config.batch_size
         self._leaf_nodes = np.zeros(batch, dtype=np.int64)
@@ -180,10 +182,23 @@ class Search:
         return children.start + int(hits[0]) if hits.size else -1
 
     def _move_root(self, child: int, root_legal: np.ndarray) -> None:
-        compact_subtree(self._ints, self._floats, child, root_legal, self._spare_ints, self._spare_floats,
-                        self._count)
-        self._ints, self._spare_ints = self._spare_ints, self._ints
-        self._floats, self._spare_floats = self._spare_floats, self._floats
+        ints, floats = np.zeros_like(self._ints), np.zeros_like(self._floats)
+        compact_subtree(self._ints, self._floats, child, root_legal, ints, floats, self._count)
+        self._ints, self._floats = ints, floats
+
+    def _grow(self) -> bool:
+        """Double the tree's room (up to ``capacity``); False when it may not grow."""
+        capacity = self._ints.shape[1]
+        larger = min(2 * capacity, self.config.capacity)
+        if larger <= capacity:
+            return False
+        used = self.nodes
+        ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
+        floats = np.zeros((FLOAT_ROWS, larger), dtype=np.float32)
+        ints[:, :used] = self._ints[:, :used]
+        floats[:, :used] = self._floats[:, :used]
+        self._ints, self._floats = ints, floats
+        return True
 
     def _restrict_root(self) -> None:
         """Drop root children the game forbids (superko) by re-rooting the root onto itself."""
@@ -226,14 +241,15 @@ class Search:
         room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
                                  self._leaf_legal, np.ascontiguousarray(priors, dtype=np.float32),
                                  np.ascontiguousarray(values, dtype=np.float32))
-        self._full = self._full or not room
+        if not room and not self._grow():
+            self._full = True  # the leaf that found no room stays unexpanded; its value was backed up
         if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
             self._add_noise()
             self._noise_pending = False
 
     @property
     def is_full(self) -> bool:
-        """The tree ran out of room: stop searching (see ``SearchConfig.capacity``)."""
+        """The tree reached ``SearchConfig.capacity``: stop searching."""
         return self._full
 
     def budget(self, visits: int | None, playouts: int | None, done: int) -> int:

@@ -20,70 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import HEAD, LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, geometry
-from engine.go import go_check, go_play
+from engine.board import HEAD, MOVES, PASSES, STONES, geometry
 from engine.jit import njit
-from engine.playout import seed_kernels
+from engine.playout import go_playout, seed_kernels
 from engine.position import Position
 from engine.scoring import region_owners
-from engine.types import BLACK, EMPTY, WALL, WHITE
+from engine.types import BLACK, EMPTY, WHITE
 
 __all__ = ["playout_ownership", "stone_status", "DEFAULT_PLAYOUTS"]
 
 DEFAULT_PLAYOUTS = 400
-
-
-@njit(cache=True)
-def _is_own_eye(stones, W, p, color):
-    """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps."""
-    for d in (1, -1, W, -W):
-        c = stones[p + d]
-        if c != color and c != WALL:
-            return False
-    opponents = 0
-    edge = 0
-    for d in (W + 1, W - 1, 1 - W, -1 - W):
-        c = stones[p + d]
-        if c == WALL:
-            edge = 1
-        elif c == 3 - color:
-            opponents += 1
-    return opponents + edge < 2
-
-
-@njit(cache=True)
-def _collect(stones, action_point, empties):
-    m = 0
-    for a in range(action_point.shape[0]):
-        if stones[action_point[a]] == EMPTY:
-            empties[m] = action_point[a]
-            m += 1
-    return m
-
-
-@njit(cache=True)
-def _eye_keeping_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties):
-    """Random legal moves that keep own eyes, until two passes or ``move_cap`` moves."""
-    stones = cells[STONES]
-    m = _collect(stones, action_point, empties)
-    while info[PASSES] < 2 and info[MOVES] < move_cap:
-        color = info[TO_PLAY]
-        rejected = 0
-        point = PASS_POINT
-        while rejected < m:
-            i = rejected + np.random.randint(0, m - rejected)
-            p = empties[i]
-            if not _is_own_eye(stones, W, p, color) and go_check(cells, info, W, p, color, suicide) == LEGAL:
-                point = p
-                m -= 1
-                empties[i] = empties[m]
-                break
-            empties[i] = empties[rejected]
-            empties[rejected] = p
-            rejected += 1
-        captured = go_play(cells, info, zobrist, W, point, color)
-        if captured > 0 or (point != PASS_POINT and stones[point] == EMPTY):
-            m = _collect(stones, action_point, empties)
 
 
 @njit(cache=True)
@@ -92,10 +38,11 @@ def _ownership_sum(start_cells, start_info, zobrist, W, action_point, suicide, m
     cells = start_cells.copy()
     info = start_info.copy()
     empties = np.empty(action_point.shape[0], dtype=np.int64)
+    record = np.empty(0, dtype=np.int64)
     for _ in range(count):
         cells[:, :] = start_cells
         info[:] = start_info
-        _eye_keeping_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties)
+        go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, True, empties, record)
         owners = region_owners(cells[STONES], W, action_point)
         for a in range(owners.shape[0]):
             if owners[a] == BLACK:

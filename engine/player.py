@@ -17,9 +17,12 @@ import numpy as np
 from engine.evaluator import Evaluator
 from engine.game import Game
 from engine.mcts import Search, SearchConfig, SearchResult
+from engine.ownership import playout_ownership, stone_status
 from engine.types import Color
 
 __all__ = ["PlayerConfig", "Decision", "Player"]
+
+DEAD_STONE_PLAYOUTS = 200
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,9 @@ class PlayerConfig:
     Limits: ``visits`` (root visits, reused ones included), ``playouts`` (new
     simulations) and ``seconds``; the first one reached stops the search.
     ``temperature`` applies to the first ``temperature_moves`` moves of a game
-    (self-play), afterwards the most visited move is played.
+    (self-play), afterwards the most visited move is played. ``remove_dead_stones``: judge a pass
+    that ends the game with estimated dead stones removed (GTP play, where the controller scores
+    that way); off for strict rules that score the board as it stands (Tromp-Taylor self-play).
     """
 
     visits: int | None = 800
@@ -41,6 +46,7 @@ class PlayerConfig:
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
     reuse_tree: bool = True
+    remove_dead_stones: bool = True
     search: SearchConfig = field(default_factory=SearchConfig)
 
 
@@ -121,34 +127,35 @@ class Player:
         pass_action = game.rules.pass_action
         if result.visits.sum() <= 0:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
-        if game.rules.game == "go" and self._pass_wins(game):
-            return pass_action
+        margin = self._margin_if_passing_ends(game)
+        if margin is not None and margin > 0:
+            return pass_action  # the opponent passed and the game is won: end it
         if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
             policy = result.policy(self.config.temperature)
             action = int(self.rng.choice(len(policy), p=policy))
         else:
             action = result.best_action
-        if action == pass_action and game.rules.game == "go" and self._pass_loses(game):
+        if action == pass_action and margin is not None:  # passing would end the game in a loss or a draw
             visits = np.where(legal, result.visits, -1.0)
             visits[pass_action] = -1.0
             if visits.max() >= 0:
                 action = int(np.argmax(visits))
         return action
 
-    @staticmethod
-    def _opponent_passed(game: Game) -> bool:
-        return bool(game.moves) and game.moves[-1].action == game.rules.pass_action
+    def _margin_if_passing_ends(self, game: Game) -> float | None:
+        """The side to move's margin if it passed now and that ended the game (Go, area scoring,
+        the opponent just passed); None otherwise.
 
-    def _pass_wins(self, game: Game) -> bool:
-        """The opponent passed and passing back ends the game, won as the board is scored now."""
-        if game.rules.scoring != "area" or not self._opponent_passed(game):
-            return False
-        lead = game.score()
-        return lead > 0 if game.to_play == Color.BLACK else lead < 0
-
-    def _pass_loses(self, game: Game) -> bool:
-        """Passing now would end the game (the opponent passed) and lose or draw it under area scoring."""
-        if game.rules.scoring != "area" or not self._opponent_passed(game):
-            return False
-        lead = game.score()
-        return lead <= 0 if game.to_play == Color.BLACK else lead >= 0
+        Unless ``remove_dead_stones`` is off, the stones a playout estimate
+        calls dead are taken off first, as ``final_score`` does in GTP.
+        """
+        if game.rules.game != "go" or game.rules.scoring != "area" or not game.moves:
+            return None
+        if game.moves[-1].action != game.rules.pass_action:
+            return None
+        dead: list[int] = []
+        if self.config.remove_dead_stones:
+            ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
+            dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
+        lead = game.score(dead)
+        return lead if game.to_play == Color.BLACK else -lead

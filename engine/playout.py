@@ -24,9 +24,9 @@ from engine.go import go_check, go_play
 from engine.gomoku import gomoku_check, gomoku_play
 from engine.jit import njit
 from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH
-from engine.types import EMPTY
+from engine.types import EMPTY, WALL
 
-__all__ = ["random_playout", "run_playouts", "seed_kernels"]
+__all__ = ["random_playout", "run_playouts", "go_playout", "is_own_eye", "seed_kernels"]
 
 
 @njit(cache=True)
@@ -47,7 +47,27 @@ def _collect_empties(stones, action_point, empties):
 
 
 @njit(cache=True)
-def _go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, empties, record):
+def is_own_eye(stones, W, p, color):
+    """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps."""
+    for d in (1, -1, W, -W):
+        c = stones[p + d]
+        if c != color and c != WALL:
+            return False
+    opponents = 0
+    edge = 0
+    for d in (W + 1, W - 1, 1 - W, -1 - W):
+        c = stones[p + d]
+        if c == WALL:
+            edge = 1
+        elif c == 3 - color:
+            opponents += 1
+    return opponents + edge < 2
+
+
+@njit(cache=True)
+def go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, keep_eyes, empties, record):
+    """Random legal Go moves until two passes or the cap; with ``keep_eyes`` a player never fills its
+    own one-point eyes (and passes when nothing else is left), so living groups live."""
     stones = cells[STONES]
     m = _collect_empties(stones, action_point, empties)
     played = 0
@@ -55,13 +75,14 @@ def _go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, emptie
         color = info[TO_PLAY]
         rejected = 0
         point = PASS_POINT
-        while True:
-            r = np.random.randint(0, m - rejected + 1)
+        while rejected < m or not keep_eyes:  # keeping eyes: pass only when nothing else is left
+            r = np.random.randint(0, m - rejected + (0 if keep_eyes else 1))
             if r == m - rejected:
                 break
             i = rejected + r
             p = empties[i]
-            if go_check(cells, info, W, p, color, suicide) == LEGAL:
+            if (not (keep_eyes and is_own_eye(stones, W, p, color))
+                    and go_check(cells, info, W, p, color, suicide) == LEGAL):
                 point = p
                 m -= 1
                 empties[i] = empties[m]
@@ -115,8 +136,8 @@ def random_playout(cells, info, zobrist, W, action_point, spec, empties, record)
     ``empties`` is scratch of ``int64[N*N]``.
     """
     if spec[GAME] == GO:
-        return _go_playout(cells, info, zobrist, W, action_point, spec[SUICIDE] != 0, spec[MOVE_CAP], empties,
-                           record)
+        return go_playout(cells, info, zobrist, W, action_point, spec[SUICIDE] != 0, spec[MOVE_CAP], False,
+                          empties, record)
     return _gomoku_playout(cells, info, zobrist, W, action_point, spec[WIN_LENGTH], spec[VARIANT],
                            spec[MOVE_CAP], empties, record)
 

@@ -1,0 +1,43 @@
+"""Protocol front ends over the engine: GTP for GUIs and match tools, Gomocup for Gomoku managers.
+
+Run a GTP session over any binary streams::
+
+    from gtp import FrontEndConfig, serve
+    serve(FrontEndConfig(size=9, visits=400), sys.stdin.buffer, sys.stdout.buffer)
+
+Modules: ``protocol`` (the GTP codec; no engine import), ``registry`` (the
+command table), ``session`` (streams, reader thread, dispatch, streamed
+analysis), ``commands`` / ``analysis`` / ``gogui`` (the handlers),
+``state`` (configuration, game, player, clocks), ``timecontrol``, ``errors``
+(engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol) and
+``cli`` (``engine gtp``, ``engine gomocup``). Names load lazily, so importing
+``gtp`` is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["FrontEndConfig", "EngineState", "serve", "build_registry", "Session", "Registry", "GtpError",
+           "TimeControl", "TimeSettings", "play_gomocup"]
+
+_HOMES = {
+    "FrontEndConfig": "gtp.state",
+    "EngineState": "gtp.state",
+    "serve": "gtp.commands",
+    "build_registry": "gtp.commands",
+    "Session": "gtp.session",
+    "Registry": "gtp.registry",
+    "GtpError": "gtp.protocol",
+    "TimeControl": "gtp.timecontrol",
+    "TimeSettings": "gtp.timecontrol",
+    "play_gomocup": "gtp.gomocup",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'gtp' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

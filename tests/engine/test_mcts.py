@@ -210,3 +210,14 @@ def test_finished_game_returns_its_exact_value() -> None:
     result = Search(game, Uniform(), seed=0).run(10)
     assert result.simulations == 0
     assert result.value == -1.0  # white to move; black owns the board
+
+
+def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
+    game = Game(Rules.go(5))
+    search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
+    initial = search._ints.shape[1]
+    assert search.run(2000).simulations == 2000
+    assert search._ints.shape[1] > initial and search.nodes > initial
+    capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
+    result = capped.run(2000)
+    assert capped.is_full and result.simulations < 2000 and capped.nodes <= 600

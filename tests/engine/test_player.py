@@ -88,3 +88,13 @@ def test_tree_reuse_carries_visits_into_the_next_search() -> None:
     kept = int(first.search.visits[first.action])
     reply = player.choose(game, BLACK if game.to_play == BLACK else WHITE)
     assert reply.search.simulations == 200 - kept
+
+
+def test_judges_a_game_ending_pass_with_dead_stones_removed() -> None:
+    """White's lone A9 stone is dead: passing back would lose, though the bare board says white wins."""
+    game = Game(Rules.go(9, "chinese"))
+    for vertex in ["E5", "A9", "pass"]:
+        game.play(gtp_to_action(vertex, 9))
+    assert game.score() < 0  # scored as it stands, white leads on komi
+    assert _player().choose(game).action != game.rules.pass_action
+    assert _player(remove_dead_stones=False).choose(game).action == game.rules.pass_action

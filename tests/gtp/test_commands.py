@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -20,11 +21,11 @@ VERTEX = re.compile(r"^([A-HJ-Z][0-9]{1,2}|pass|resign)$")
 INFO_LZ = re.compile(r"^info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv( \S+)+$")
 
 
-def test_version_satisfies_lizzie() -> None:
+def test_version_satisfies_lizzie_and_names_the_package_version() -> None:
     """Lizzie splits on spaces, then dots, and wants the second number to be at least 15."""
     first = version_text().split(" ")[0]
     assert int(first.split(".")[1]) >= 15
-    assert "0.1" in version_text() or first.count(".") >= 1
+    assert metadata.version("engine") in version_text()
 
 
 def test_every_listed_command_is_known_and_answers() -> None:
@@ -149,8 +150,12 @@ def test_genmove_analyze_variants_end_with_play() -> None:
         assert "1 moves played" in after
 
 
-def test_genmove_analyze_needs_a_colour() -> None:
-    assert answers("lz-genmove_analyze 10\n", size=9) == ["? syntax error"]
+def test_genmove_analyze_colour_defaults_to_the_side_to_move() -> None:
+    """As in KataGo the colour is optional; a bad one is an error."""
+    out = answers("play b E5\nlz-genmove_analyze 10\nshowboard\nkata-genmove_analyze purple 10\n", size=9)
+    assert out[1].split("\n")[-1].startswith("play ")
+    assert "black to play, 2 moves played" in out[2]
+    assert out[3] == "? syntax error"
 
 
 def test_analysis_answers_and_stops_at_the_next_command() -> None:

@@ -62,12 +62,22 @@ def test_errors_unknown_and_sizes() -> None:
 
 
 def test_info_rules_and_time() -> None:
-    out = brain_answers("INFO rule 4\nINFO rule 1\nINFO timeout_turn 200\nINFO timeout_match 60000\n"
+    out = brain_answers("INFO rule 8\nINFO rule 1\nINFO timeout_turn 200\nINFO timeout_match 60000\n"
                         "INFO time_left 30000\nINFO max_memory 83886080\nINFO folder /tmp\nSTART 9\nBEGIN\n",
                         visits=1_000_000)
-    assert out[0].startswith("ERROR") and "renju" in out[0]
+    assert out[0].startswith("ERROR") and "caro" in out[0]
     assert out[1] == "OK"
     _point(out[2], 9)
+
+
+def test_renju_forbids_black_an_overline() -> None:
+    """Rule 4 (renju): black may not make six, so with 0..3 and 5 on a row black does not play 4,7."""
+    own = "".join(f"{x},7,1\n" for x in (0, 1, 2, 3, 5))
+    theirs = "".join(f"{x},0,2\n" for x in (0, 2, 4, 6, 8))
+    out = brain_answers(f"INFO rule 4\nSTART 15\nBOARD\n{own}{theirs}DONE\n")
+    assert out[0] == "OK" and out[1] != "4,7"
+    freestyle = brain_answers(f"START 15\nBOARD\n{own}{theirs}DONE\n")
+    assert freestyle == ["OK", "4,7"]
 
 
 def test_takeback_of_a_board_stone_and_restart() -> None:

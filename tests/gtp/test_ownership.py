@@ -7,7 +7,8 @@ import pytest
 
 from engine.board import STONES, geometry
 from engine.diagram import game_from_diagram
-from engine.ownership import _is_own_eye, playout_ownership, stone_status
+from engine.ownership import playout_ownership, stone_status
+from engine.playout import is_own_eye
 from engine.types import BLACK, WHITE
 
 # Two-eyed groups on both sides (eyes A7, C7, A1, C1 and F7, F1); the white stone on B4 cannot live.
@@ -39,7 +40,7 @@ def _point(game, vertex_row: int, col: int) -> int:
 def test_own_eye(diagram: str, row: int, col: int, color: int, eye: bool) -> None:
     game = game_from_diagram(diagram, "chinese")
     stones = game.position.cells[STONES]
-    assert bool(_is_own_eye(stones, geometry(3).width, _point(game, row, col), color)) == eye
+    assert bool(is_own_eye(stones, geometry(3).width, _point(game, row, col), color)) == eye
 
 
 def test_settled_groups_are_certain_and_the_dead_stone_is_found() -> None:

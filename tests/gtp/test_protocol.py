@@ -104,3 +104,17 @@ def test_leading_id(raw: bytes, ident: str | None) -> None:
                                            ("# interrupted", False), ("\t# interrupt ", True)])
 def test_interrupt_line(line: str, expected: bool) -> None:
     assert is_interrupt(line) == expected
+
+
+@pytest.mark.parametrize("module", ["protocol", "registry", "session", "timecontrol"])
+def test_the_protocol_layer_imports_no_engine(module: str) -> None:
+    """The codec, the command table, the session and the clocks know nothing of the engine."""
+    import ast
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "gtp" / f"{module}.py"
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        for name in names:
+            assert not name.startswith(("engine", "encoders", "numpy", "torch")), f"gtp/{module}.py imports {name}"

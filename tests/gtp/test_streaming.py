@@ -40,7 +40,8 @@ class PipeSession:
         self._lock = threading.Lock()
         self.thread = threading.Thread(target=self._serve, args=(FrontEndConfig(**options),), daemon=True)
         self.thread.start()
-        threading.Thread(target=self._collect, daemon=True).start()
+        self._collector = threading.Thread(target=self._collect, daemon=True)
+        self._collector.start()
 
     def _serve(self, config: FrontEndConfig) -> None:
         serve(config, self._stdin, self._stdout)
@@ -50,6 +51,13 @@ class PipeSession:
         while chunk := os.read(self._out_read, 1 << 16):
             with self._lock:
                 self.output += chunk
+
+    def finish(self, timeout: float = 20.0) -> str:
+        """Wait for the session to end and every byte it wrote to arrive; the whole output."""
+        self.thread.join(timeout)
+        self._collector.join(timeout)
+        assert not self.thread.is_alive(), "the session did not end"
+        return self.text()
 
     def send(self, text: str) -> None:
         os.write(self._in_write, text.encode())
@@ -108,8 +116,7 @@ def test_lz_analyze_streams_until_the_next_command(slow_evaluator: None) -> None
     session.send("3 name\n")
     session.wait_for(r"^=3 engine\n\n")
     session.send("4 quit\n")
-    session.thread.join(10)
-    found = responses(session.text())
+    found = responses(session.finish())
     assert [(status, ident) for status, ident, _ in found] == [("=", "1"), ("=", "2"), ("=", "3"), ("=", "4")]
     lines = found[1][2].split("\n")
     assert len(lines) >= 2
@@ -134,8 +141,7 @@ def test_kata_analyze_with_ownership(slow_evaluator: None) -> None:
     session.send("protocol_version\n")
     session.wait_for(r"^= 2\n\n")
     session.close_input()
-    session.thread.join(10)
-    found = responses(session.text())
+    found = responses(session.finish())
     line = found[3][2].split("\n")[0]
     moves, ownership = line.split(" ownership ")
     for part in _info_moves(moves):
@@ -152,8 +158,8 @@ def test_kata_analyze_with_ownership(slow_evaluator: None) -> None:
 def test_interrupt_stops_a_long_genmove(slow_evaluator: None) -> None:
     """GoGui writes ``# interrupt`` while genmove runs; the move comes at once, the next command still runs."""
     session = PipeSession(size=19, visits=1_000_000)
-    session.send("gogui-interrupt\n")
-    session.wait_for(r"^= \n\n")
+    session.send("gogui-interrupt\nclear_board\n")
+    session.wait_for(r"^= \n\n= \n\n", timeout=60)  # clear_board waits for the warm engine
     session.send("genmove b\n")
     time.sleep(0.5)
     started = time.monotonic()
@@ -161,16 +167,14 @@ def test_interrupt_stops_a_long_genmove(slow_evaluator: None) -> None:
     session.wait_for(r"^= (?:[A-HJ-T]\d+|pass)\n\n", timeout=10)
     assert time.monotonic() - started < 3
     session.send("name\nquit\n")
-    session.thread.join(10)
-    assert responses(session.text())[-2] == ("=", None, "engine")
+    assert responses(session.finish())[-2] == ("=", None, "engine")
 
 
 def test_an_interrupt_before_a_command_does_not_stop_the_next_one() -> None:
     """An interrupt that arrives while nothing runs is forgotten."""
     session = PipeSession(size=9, visits=200)
     session.send("# interrupt\n1 genmove b\n2 quit\n")
-    session.thread.join(30)
-    found = responses(session.text())
+    found = responses(session.finish())
     assert found[0][0] == "=" and VERTEX.match(found[0][2])
 
 
@@ -184,9 +188,7 @@ def test_protocol_commands_answer_while_the_engine_warms_up(monkeypatch: pytest.
     session.send("1 protocol_version\n2 name\n3 list_commands\n")
     assert session.wait_for(r"^=3 protocol_version\n") < 1.5
     session.send("4 play b E5\n5 quit\n")
-    session.wait_for(r"^=4 \n\n")
-    session.thread.join(10)
-    assert not session.thread.is_alive()
+    assert re.search(r"^=4 \n\n=5 \n\n$", session.finish(), re.MULTILINE)
 
 
 def test_the_end_of_input_ends_an_analysis() -> None:
@@ -194,9 +196,7 @@ def test_the_end_of_input_ends_an_analysis() -> None:
     session.send("lz-analyze b 5\n")
     session.wait_for(r"^=\n")
     session.close_input()
-    session.thread.join(10)
-    assert not session.thread.is_alive()
-    assert session.text().endswith("\n\n")
+    assert session.finish().endswith("\n\n")
 
 
 def test_genmove_analyze_is_not_stopped_by_the_next_command(slow_evaluator: None) -> None:
@@ -204,8 +204,7 @@ def test_genmove_analyze_is_not_stopped_by_the_next_command(slow_evaluator: None
     session.send("1 lz-genmove_analyze b 5\n2 name\n")
     session.wait_for(r"^=2 engine\n\n", timeout=30)
     session.send("quit\n")
-    session.thread.join(10)
-    found = responses(session.text())
+    found = responses(session.finish())
     stream = found[0][2].split("\n")
     assert stream[-1].startswith("play ") and len(stream) >= 2
     assert sum(int(m) for m in re.findall(r"visits (\d+)", stream[-2])) >= 60  # the search ran on

@@ -1,0 +1,101 @@
+"""``engine gtp`` and ``engine gomocup``: thin click commands over the protocol front ends.
+
+Only click is imported here; the engine loads when a command runs, so
+``engine gtp --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+__all__ = ["gtp_command", "gomocup_command"]
+
+_LOG_FORMAT = "engine %(levelname)s: %(message)s"
+
+
+def _engine_options(function: Any) -> Any:
+    """Options both front ends share: the model, the search limits and the hardware."""
+    options = [
+        click.option("--model", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="Model file. Without one the engine plays with uniform priors (very weak)."),
+        click.option("--visits", type=click.IntRange(min=1), default=None,
+                     help="Search visits per move (default 800 unless --time is given)."),
+        click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="Seconds per move instead of a visit count; a time control set by the controller "
+                          "can only lower it."),
+        click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
+                     help="Positions per network evaluation."),
+        click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
+        click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network."),
+        click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
+        click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+                     show_default=True, help="Diagnostics on stderr."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(stream=sys.stderr, level=level.upper(), format=_LOG_FORMAT, force=True)
+
+
+def _check_limits(visits: int | None, seconds: float | None) -> None:
+    if visits is not None and seconds is not None:
+        raise click.UsageError("give --visits or --time, not both")
+
+
+@click.command("gtp")
+@click.option("--game", type=click.Choice(["go", "gomoku"]), default="go", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size (default 19 for Go, 15 Gomoku).")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules preset or string, e.g. chinese, japanese, 'tromp-taylor komi=7', freestyle, standard.")
+@click.option("--komi", type=float, default=None, help="Komi (default: the rules preset's).")
+@_engine_options
+def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, model: str | None,
+                visits: int | None, seconds: float | None, batch: int, device: str | None, threads: int | None,
+                seed: int | None, log_level: str) -> None:
+    """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
+
+    Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
+    GoGui extensions: live analysis (lz-analyze, kata-analyze, analyze and
+    the genmove_analyze variants), time controls, GoGui's analyze and ruler
+    commands. See the README for the full list.
+    """
+    _check_limits(visits, seconds)
+    _setup_logging(log_level)
+    from engine.types import RulesError
+    from gtp.commands import serve
+    from gtp.state import FrontEndConfig
+
+    config = FrontEndConfig(model=model, game=game, size=size, rules=rules_text, komi=komi, visits=visits,
+                            seconds=seconds, batch=batch, device=device, threads=threads, seed=seed)
+    try:
+        config.initial_rules()
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from exc
+    serve(config, sys.stdin.buffer, sys.stdout.buffer)
+
+
+@click.command("gomocup")
+@_engine_options
+def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
+                    threads: int | None, seed: int | None, log_level: str) -> None:
+    """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
+
+    The board size comes with START; INFO rule 1 selects exactly-five
+    (standard) rules, 4 renju, otherwise five or more win (freestyle). Times from INFO
+    (timeout_turn, timeout_match, time_left) limit each move.
+    """
+    _check_limits(visits, seconds)
+    _setup_logging(log_level)
+    from gtp.gomocup import play_gomocup
+    from gtp.state import FrontEndConfig
+
+    config = FrontEndConfig(model=model, game="gomoku", visits=visits, seconds=seconds, batch=batch, device=device,
+                            threads=threads, seed=seed)
+    play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)

@@ -1,0 +1,205 @@
+"""A GTP session: owns the input and output streams and runs commands one at a time.
+
+A reader thread reads raw lines from the input so that the engine notices
+what arrives while a command runs: GoGui's ``# interrupt`` comment stops the
+running command's search at once, and any line stops a running analysis
+(``lz-analyze``, ``kata-analyze``, ``analyze``), whose search runs in a
+background thread while its ``info`` lines stream to the output; then the
+new command runs. The main thread parses and dispatches commands through the
+:class:`~gtp.registry.Registry`; nothing but GTP responses is written to the
+output, diagnostics go to stderr through :mod:`logging`.
+
+Any exception in a handler answers ``? message`` and the context is restored
+from the snapshot taken before the handler ran, so a failed command changes
+nothing and the engine stays alive.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import BinaryIO, Protocol
+
+from gtp.protocol import (
+    MAX_LINE_BYTES,
+    UNKNOWN_COMMAND,
+    Command,
+    GtpError,
+    decode_line,
+    failure,
+    is_interrupt,
+    leading_id,
+    parse_line,
+    stream_header,
+    success,
+)
+from gtp.registry import Registry, Request, Stream
+
+__all__ = ["Context", "Session"]
+
+log = logging.getLogger(__name__)
+
+_EOF = object()
+
+
+class Context(Protocol):
+    """What the session needs of the object its handlers work on."""
+
+    def wait_ready(self) -> None:
+        """Block until the engine is warm; raise GtpError if it could not start."""
+
+    def snapshot(self) -> object:
+        """State to go back to if the next command fails."""
+
+    def restore(self, snapshot: object) -> None:
+        ...
+
+
+class Session:
+    """One GTP conversation over binary streams (``sys.stdin.buffer`` / ``sys.stdout.buffer`` or pipes).
+
+    ``describe_error(exc)`` gives the failure message for an exception a
+    handler let through, or None for an unexpected one (answered
+    ``internal error: ...`` and logged with its traceback). ``# interrupt``
+    stops every command read before it that is still running or waiting.
+    """
+
+    def __init__(self, registry: Registry, context: Context, stdin: BinaryIO, stdout: BinaryIO,
+                 describe_error: Callable[[BaseException], str | None] = lambda exc: None) -> None:
+        self.registry = registry
+        self.context = context
+        self._stdin = stdin
+        self._stdout = stdout
+        self._describe = describe_error
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._lines_read = 0
+        self._interrupted_upto = 0
+        self._write_lock = threading.Lock()
+        self._broken = False
+
+    # ------------------------------------------------------------- reading
+    def _read_loop(self) -> None:
+        """Reader thread: raw lines to the queue (numbered), interrupts noted at once."""
+        try:
+            while True:
+                raw = self._stdin.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                if len(raw) > MAX_LINE_BYTES:
+                    self._skip_rest(raw)
+                self._lines_read += 1
+                if is_interrupt(raw[:64].decode("utf-8", "replace")):
+                    self._interrupted_upto = self._lines_read
+                    continue
+                self._queue.put((self._lines_read, raw))
+        except (OSError, ValueError) as exc:
+            log.warning("input closed: %s", exc)
+        self._queue.put(_EOF)
+
+    def _skip_rest(self, raw: bytes) -> None:
+        """Discard the rest of an over-long line (it is answered as too long, whatever it holds)."""
+        while raw and not raw.endswith(b"\n"):
+            raw = self._stdin.readline(MAX_LINE_BYTES + 1)
+
+    # ------------------------------------------------------------- writing
+    def _write(self, text: str) -> None:
+        with self._write_lock:
+            if self._broken:
+                return
+            try:
+                self._stdout.write(text.encode("utf-8"))
+                self._stdout.flush()
+            except (OSError, ValueError):
+                log.warning("output closed; stopping")
+                self._broken = True
+
+    # ------------------------------------------------------------- running
+    def run(self) -> None:
+        """Answer commands until ``quit``, the end of the input, or a closed output."""
+        threading.Thread(target=self._read_loop, name="gtp-reader", daemon=True).start()
+        item = self._queue.get()
+        while item is not _EOF and not self._broken:
+            seq, raw = item  # type: ignore[misc]
+            item = self._handle_line(seq, raw)
+
+    def _handle_line(self, seq: int, raw: bytes) -> object:
+        """Run one input line; the next queue item to handle (_EOF after ``quit``)."""
+        try:
+            command = parse_line(decode_line(raw))
+        except GtpError as exc:
+            self._write(failure(leading_id(raw), exc.message))
+            return self._queue.get()
+        if command is None:
+            return self._queue.get()
+        return self._dispatch(command, seq)
+
+    def _dispatch(self, command: Command, seq: int) -> object:
+        spec = self.registry.get(command.name)
+        if spec is None:
+            self._write(failure(command.id, UNKNOWN_COMMAND))
+            return self._queue.get()
+        request = Request(command.args, interrupted=lambda: self._interrupted_upto >= seq)
+        snapshot = None
+        try:
+            if spec.needs_engine:
+                self.context.wait_ready()
+            snapshot = self.context.snapshot()
+            reply = spec.handler(self.context, request)
+        except Exception as exc:  # noqa: BLE001 -- every failure becomes "? message"
+            self._fail(command, exc, snapshot)
+            return self._queue.get()
+        if isinstance(reply, Stream):
+            return self._stream(command, reply, request)
+        self._write(success(command.id, reply))
+        return _EOF if command.name == "quit" else self._queue.get()
+
+    def _fail(self, command: Command, exc: Exception, snapshot: object) -> None:
+        if snapshot is not None:
+            self.context.restore(snapshot)
+        if isinstance(exc, GtpError):
+            message = exc.message
+            log.debug("%s failed: %s", command.name, message)
+        else:
+            known = self._describe(exc)
+            if known is None:
+                log.error("%s failed", command.name, exc_info=exc)
+                message = f"internal error: {type(exc).__name__}: {exc}"
+            else:
+                log.info("%s failed: %s", command.name, exc)
+                message = known
+        self._write(failure(command.id, message))
+
+    # ----------------------------------------------------------- streaming
+    def _stream(self, command: Command, stream: Stream, request: Request) -> object:
+        """Run a streamed response; return the queue item that ended it (or the next one)."""
+        stop = threading.Event()
+        final: list[str | None] = [None]
+
+        def emit(line: str) -> None:
+            line = " ".join(line.split())
+            if line and not stop.is_set():
+                self._write(line + "\n")
+
+        def work() -> None:
+            try:
+                final[0] = stream.run(lambda: stop.is_set() or request.interrupted(), emit)
+            except Exception:  # noqa: BLE001 -- the header is out; log and end the response
+                log.exception("%s failed while streaming", command.name)
+
+        self._write(stream_header(command.id))
+        worker = threading.Thread(target=work, name=f"gtp-{command.name}", daemon=True)
+        worker.start()
+        if stream.until_next_line:
+            item = self._queue.get()
+            stop.set()
+            worker.join()
+        else:
+            worker.join()
+            stop.set()
+            item = None
+        if final[0]:
+            self._write(" ".join(final[0].split()) + "\n")
+        self._write("\n")
+        return item if item is not None else self._queue.get()

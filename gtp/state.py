@@ -1,0 +1,335 @@
+"""What a GTP (or Gomocup) session works on: the configuration, the game, the player and the clocks.
+
+:class:`EngineState` is built from a frozen :class:`FrontEndConfig` (the CLI
+layer builds it) and warms up in a background thread: it loads the evaluator
+(the network, or the uniform stand-in when no model is given), creates the
+player and runs a tiny search so that the compiled kernels are ready. Only
+then do commands that need the engine run (:meth:`wait_ready`); the protocol
+commands answer at once. A session snapshots the state before each command
+and restores it when the command fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.coords import action_to_gtp, gtp_to_action
+from engine.game import Game
+from engine.loading import EvaluatorOptions, load_evaluator
+from engine.mcts import Evaluator, Search, SearchConfig, SearchResult
+from engine.ownership import DEFAULT_PLAYOUTS, playout_ownership, stone_status
+from engine.player import Decision, Player, PlayerConfig
+from engine.rules import Rules
+from engine.types import BLACK, WHITE, Color, EngineError, InvalidVertexError, RulesError
+from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
+from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
+
+__all__ = ["FrontEndConfig", "EngineState", "parse_color", "parse_vertex", "parse_int", "parse_float"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FrontEndConfig:
+    """How the front ends run the engine.
+
+    ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
+    None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
+    ``komi`` override it. ``visits`` / ``seconds`` limit each search (neither:
+    800 visits); a time control from the controller lowers the time further.
+    ``seed`` makes searches and ownership estimates repeatable.
+    """
+
+    model: str | None = None
+    game: str = "go"
+    size: int | None = None
+    rules: str | None = None
+    komi: float | None = None
+    visits: int | None = None
+    seconds: float | None = None
+    batch: int = 16
+    device: str | None = None
+    threads: int | None = None
+    seed: int | None = None
+    ownership_playouts: int = DEFAULT_PLAYOUTS
+    lag: float = DEFAULT_LAG
+
+    def initial_rules(self) -> Rules:
+        """The rules the session starts with (RulesError if the options contradict each other)."""
+        text = self.rules or ("chinese" if self.game == "go" else "freestyle")
+        rules = Rules.parse(text, size=self.size)
+        if rules.game != self.game:
+            raise RulesError(f"rules {text!r} are for {rules.game}, not {self.game}")
+        if self.size is not None and rules.size != self.size:
+            rules = rules.resized(self.size)
+        if self.komi is not None and rules.game == "go":
+            rules = replace(rules, komi=float(self.komi))  # validated by Rules itself
+        return rules
+
+    def player_config(self) -> PlayerConfig:
+        visits = self.visits if self.visits is not None else (None if self.seconds is not None else 800)
+        return PlayerConfig(visits=visits, seconds=self.seconds, search=SearchConfig(batch_size=self.batch))
+
+
+def parse_color(text: str) -> Color:
+    try:
+        return Color.parse(text)
+    except ValueError:
+        raise GtpError(INVALID_COLOR) from None
+
+
+def parse_vertex(text: str, size: int) -> int:
+    try:
+        return gtp_to_action(text, size)
+    except InvalidVertexError:
+        raise GtpError(BAD_VERTEX) from None
+
+
+def parse_int(text: str, low: int | None = None, high: int | None = None) -> int:
+    """An integer argument within ``[low, high]``, else ``syntax error``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise GtpError(SYNTAX_ERROR) from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise GtpError(SYNTAX_ERROR)
+    return value
+
+
+def parse_float(text: str) -> float:
+    """A finite float argument, else ``syntax error``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpError(SYNTAX_ERROR) from None
+    if not np.isfinite(value):
+        raise GtpError(SYNTAX_ERROR)
+    return value
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    rules: Rules
+    game: Game | None
+    player: Player | None
+    time: TimeControl
+
+
+class EngineState:
+    """The game, the player and the clocks of one session."""
+
+    def __init__(self, config: FrontEndConfig) -> None:
+        self.config = config
+        self.rules = config.initial_rules()
+        self.time = TimeControl(lag=config.lag)
+        self.time_cap: float | None = None
+        self._game: Game | None = None
+        self._player: Player | None = None
+        self._evaluators: dict[tuple[str, int], Evaluator] = {}
+        self._ownership_cache: tuple[tuple[int, int, float], np.ndarray] | None = None
+        self._ready = threading.Event()
+        self._error: str | None = None
+
+    # ---------------------------------------------------------------- warm-up
+    def start(self, background: bool = True) -> None:
+        """Load the evaluator and compile the kernels, in a thread unless ``background`` is False."""
+        if background:
+            threading.Thread(target=self._warm_up, name="engine-warm-up", daemon=True).start()
+        else:
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        started = time.perf_counter()
+        try:
+            if self.config.model is None:
+                log.warning("no model given (--model PATH): playing with uniform priors and no value "
+                            "network, which is very weak")
+            self._player = self._player_for(self.rules)
+            game = Game(self.rules)
+            self._player.analyse(game, visits=2 * self.config.batch)
+            if self.rules.game == "go":
+                playout_ownership(game, playouts=1)
+            self._player.new_game()
+            self._game = game
+            log.info("engine ready in %.1f s (%s)", time.perf_counter() - started, self.rules)
+        except Exception as exc:  # noqa: BLE001 -- reported to every command that needs the engine
+            self._error = f"engine failed to start: {exc}"
+            log.error("%s", self._error, exc_info=not isinstance(exc, EngineError))
+        finally:
+            self._ready.set()
+
+    def wait_ready(self) -> None:
+        self._ready.wait()
+        if self._error is not None:
+            raise GtpError(self._error)
+
+    def _evaluator_for(self, rules: Rules) -> Evaluator:
+        key = (rules.game, rules.size)
+        if key not in self._evaluators:
+            options = EvaluatorOptions(device=self.config.device, threads=self.config.threads,
+                                       seed=self.config.seed)
+            self._evaluators[key] = load_evaluator(rules, self.config.model, options)
+        return self._evaluators[key]
+
+    def _player_for(self, rules: Rules) -> Player:
+        evaluator = self._evaluator_for(rules)
+        if self._player is not None and self._player.evaluator is evaluator:
+            return self._player
+        return Player(evaluator, self.config.player_config(), seed=self.config.seed)
+
+    # -------------------------------------------------------------- snapshot
+    def snapshot(self) -> object:
+        return _Snapshot(self.rules, self._game.copy() if self._game is not None else None, self._player,
+                         self.time.copy())
+
+    def restore(self, snapshot: object) -> None:
+        assert isinstance(snapshot, _Snapshot)
+        self.rules, self._game, self._player, self.time = (snapshot.rules, snapshot.game, snapshot.player,
+                                                           snapshot.time)
+
+    # ------------------------------------------------------------------ game
+    @property
+    def game(self) -> Game:
+        assert self._game is not None, "the engine is not ready"
+        return self._game
+
+    @property
+    def player(self) -> Player:
+        assert self._player is not None, "the engine is not ready"
+        return self._player
+
+    def new_game(self, rules: Rules | None = None, game: Game | None = None) -> None:
+        """Start over under ``rules`` (default: the current ones), or from a ready-made ``game``."""
+        rules = game.rules if game is not None else (rules or self.rules)
+        player = self._player_for(rules)
+        self.rules = rules
+        self._player = player
+        self._game = game if game is not None else Game(rules)
+        player.new_game()
+
+    def with_rules(self, rules: Rules) -> None:
+        """Change rules that do not affect legality (komi) and keep the game: it is replayed under them."""
+        self._game = replay_under(self.game, rules)
+        self.rules = rules
+
+    def playable_game(self) -> Game:
+        """The game to add a move to. A Go game that ended (two passes, move cap) goes on from its position.
+
+        GTP knows no end of game, so controllers may play on after two passes
+        (cleanup phases, GUIs); the history before that point is dropped.
+        """
+        game = self.game
+        if game.rules.game == "go" and game.is_over and game.resigned is None:
+            log.info("the game had ended; going on from the current position (earlier moves cannot be undone)")
+            board = game.position.board().reshape(-1)
+            fresh = Game(game.rules)
+            fresh.setup(black=np.flatnonzero(board == BLACK).tolist(),
+                        white=np.flatnonzero(board == WHITE).tolist(), to_play=game.to_play)
+            self._game = fresh
+        return self.game
+
+    def vertex(self, action: int) -> str:
+        return action_to_gtp(action, self.rules.size)
+
+    def action(self, text: str) -> int:
+        return parse_vertex(text, self.rules.size)
+
+    # ------------------------------------------------------------ decisions
+    def budget(self, color: Color) -> float | None:
+        """Seconds for ``color``'s next move from the time control and ``time_cap`` (None: no limit)."""
+        empty = int(np.count_nonzero(self.game.position.board() == 0))
+        return self.time.budget(int(color), expected_moves(empty), per_move_cap=self.time_cap)
+
+    def decide(self, color: Color, stop: Callable[[], bool] | None = None,
+               progress: Callable[[Search], None] | None = None) -> Decision:
+        """Search for ``color``'s move in the current game (not played); charge the time to its clock."""
+        game = self.playable_game()
+        started = time.monotonic()
+        decision = self.player.choose(game, color, seconds=self.budget(color), stop=stop, progress=progress)
+        self.time.spent(int(color), time.monotonic() - started)
+        return decision
+
+    def generate(self, color: Color, *, stop: Callable[[], bool] | None = None,
+                 progress: Callable[[Search], None] | None = None, play: bool = True,
+                 cleanup: bool = False) -> str:
+        """``genmove``: the vertex (or ``pass`` / ``resign``) for ``color``, played unless ``play`` is False.
+
+        With ``cleanup`` (``kgs-genmove_cleanup``) the engine does not pass
+        while the ownership estimate still sees dead stones of the opponent.
+        A finished Gomoku game is answered with ``resign`` by its loser.
+        """
+        game = self.game
+        if game.rules.game == "gomoku" and game.is_over:
+            outcome = game.outcome()
+            if outcome is not None and outcome.winner is not None and outcome.winner != color:
+                return "resign"
+            raise GtpError("the game is over")
+        decision = self.decide(color, stop=stop, progress=progress)
+        if decision.resign or decision.action is None:
+            return "resign"
+        action = decision.action
+        if cleanup and action == self.rules.pass_action:
+            action = self._cleanup_move(color, decision.search, action)
+        if play:
+            self.game.play(action, color)
+        return self.vertex(action)
+
+    def _cleanup_move(self, color: Color, result: SearchResult, default: int) -> int:
+        """Instead of passing: the best move while opponent stones the estimate calls dead remain."""
+        _alive, dead = self.stone_status()
+        board = self.game.position.board().reshape(-1)
+        if not any(board[chain[0]] == color.opponent for chain in dead):
+            return default
+        game = self.game if self.game.to_play == color else self.game.with_side_to_move(color)
+        legal = game.legal_mask()
+        legal[self.rules.pass_action] = False
+        if not legal.any():
+            return default
+        score = np.where(legal, result.visits.astype(np.float64) + result.priors, -1.0)
+        return int(np.argmax(score))
+
+    def analyse(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
+                stop: Callable[[], bool] | None = None,
+                progress: Callable[[Search], None] | None = None) -> SearchResult:
+        """A search of the current position with ``color`` to move (analysis commands)."""
+        game = self.game if self.game.to_play == color else self.game.with_side_to_move(color)
+        cfg = self.config
+        if visits is None and seconds is None:
+            visits, seconds = (cfg.player_config().visits, cfg.seconds)
+        return self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
+
+    # -------------------------------------------------------------- ownership
+    def ownership(self) -> np.ndarray:
+        """Monte-Carlo ownership of the current position from black's view, cached per position."""
+        game = self.game
+        key = (game.position.key, len(game.moves), game.rules.komi)
+        if self._ownership_cache is None or self._ownership_cache[0] != key:
+            estimate = playout_ownership(game, self.config.ownership_playouts, seed=self.config.seed)
+            self._ownership_cache = (key, estimate)
+        return self._ownership_cache[1]
+
+    def stone_status(self) -> tuple[list[list[int]], list[list[int]]]:
+        """``(alive, dead)`` chains of the current position, from the ownership estimate."""
+        return stone_status(self.game, self.ownership())
+
+
+def replay_under(game: Game, rules: Rules) -> Game:
+    """The same setup and moves under other rules (komi); raises if a move became illegal."""
+    fresh = Game(rules)
+    black = [m.action for m in game.setup_stones if m.color == Color.BLACK]
+    white = [m.action for m in game.setup_stones if m.color == Color.WHITE]
+    start = game.moves[0].color if game.moves else game.to_play
+    if game.handicap:
+        fresh.place_handicap(black)
+    elif game.setup_stones or start != fresh.to_play:
+        fresh.setup(black=black, white=white, to_play=start)
+    for move in game.moves:
+        fresh.play(move.action, move.color)
+    return fresh
+

@@ -1,0 +1,63 @@
+"""``engine gtp`` from the command line: options, a fresh-install start, and nothing but GTP on stdout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import main
+from tests.gtp.helpers import responses
+
+ENGINE = [sys.executable, "-c", "from engine.cli import main; main()"]
+
+
+def test_help_is_light() -> None:
+    """``engine gtp --help`` imports neither numba nor torch nor the rules core."""
+    code = ("import sys; from click.testing import CliRunner; from engine.cli import main; "
+            "r = CliRunner().invoke(main, ['gtp', '--help']); assert r.exit_code == 0, r.output; "
+            "r = CliRunner().invoke(main, ['gomocup', '--help']); assert r.exit_code == 0, r.output; "
+            "print(','.join(m for m in ('numba', 'torch', 'engine.board', 'gtp.state') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_help_names_the_options() -> None:
+    result = CliRunner().invoke(main, ["gtp", "--help"])
+    for option in ("--model", "--game", "--size", "--rules", "--komi", "--visits", "--time", "--batch", "--device",
+                   "--threads", "--seed"):
+        assert option in result.output
+
+
+@pytest.mark.parametrize("args,message", [(["--visits", "10", "--time", "1"], "not both"),
+                                          (["--game", "gomoku", "--rules", "japanese"], "are for go"),
+                                          (["--rules", "chinese komi=0.3"], "komi"),
+                                          (["--size", "30"], "30")])
+def test_bad_options_are_usage_errors(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["gtp", *args], input="")
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_a_fresh_install_plays_with_a_note_on_stderr() -> None:
+    """No model: a clear note on stderr, GTP answers on stdout and nothing else there."""
+    script = b"1 protocol_version\n2 boardsize 9\n3 play b E5\n4 genmove w\n5 final_score\n6 quit\n"
+    result = subprocess.run([*ENGINE, "gtp", "--visits", "16", "--seed", "1"], input=script, capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    found = responses(result.stdout.decode())
+    assert [(status, ident) for status, ident, _ in found] == [("=", str(i)) for i in range(1, 7)]
+    assert found[0][2] == "2"
+    stderr = result.stderr.decode()
+    assert "no model given" in stderr
+    for line in stderr.splitlines():  # Lizzie reads stderr mixed with stdout: no line may look like GTP output
+        assert not line.startswith(("=", "?", "info", "play")) and " -> " not in line
+
+
+def test_gomoku_from_the_command_line() -> None:
+    script = b"gogui-rules_game_id\ngogui-rules_board_size\nquit\n"
+    result = subprocess.run([*ENGINE, "gtp", "--game", "gomoku", "--size", "9"], input=script, capture_output=True,
+                            timeout=120)
+    assert [text for _status, _id, text in responses(result.stdout.decode())] == ["Gomoku", "9", ""]
