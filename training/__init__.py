@@ -1,0 +1,52 @@
+"""Training: self-play, SGF import, chunks, train, validate, evaluate and the loop that joins them.
+
+::
+
+    from training import bootstrap, BootstrapConfig, run_selfplay, SelfPlayConfig, SelfPlayOutput
+    from training.gather import gather, GatherTarget
+    from training.train import train, TrainConfig
+
+Game records (:mod:`training.records`) and chunks (:mod:`training.chunks`) are
+versioned files written atomically; the commands live in :mod:`training.cli`.
+Names are imported on first use, so ``import training`` loads neither torch nor numba.
+(``gather``, ``train`` and ``validate`` are also module names, so their functions are
+imported from those modules.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "BootstrapConfig", "bootstrap",
+    "SelfPlayConfig", "SelfPlayOutput", "SelfPlaySummary", "play_games", "run_selfplay",
+    "SelfPlayRecord", "read_record", "write_record",
+    "GatherTarget", "GatherConfig", "list_inputs",
+    "ChunkInfo", "Samples", "read_chunk", "load_samples",
+    "TrainConfig", "TrainResult", "ValidationResult",
+    "MatchConfig", "MatchResult", "make_agent", "play_match", "RolloutEvaluator",
+    "LoopConfig", "run_loop",
+    "TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError",
+]
+
+_HOMES = {
+    "BootstrapConfig": "models", "bootstrap": "models",
+    "SelfPlayConfig": "selfplay", "SelfPlayOutput": "selfplay", "SelfPlaySummary": "selfplay",
+    "play_games": "selfplay", "run_selfplay": "selfplay",
+    "SelfPlayRecord": "records", "read_record": "records", "write_record": "records",
+    "GatherTarget": "gather", "GatherConfig": "gather", "list_inputs": "gather",
+    "ChunkInfo": "chunks", "Samples": "chunks", "read_chunk": "chunks", "load_samples": "chunks",
+    "TrainConfig": "train", "TrainResult": "train", "ValidationResult": "validate",
+    "MatchConfig": "match", "MatchResult": "match", "make_agent": "match", "play_match": "match",
+    "RolloutEvaluator": "baselines", "LoopConfig": "loop", "run_loop": "loop",
+    "TrainingError": "errors", "RecordFormatError": "errors", "ChunkFormatError": "errors",
+    "CheckpointError": "errors", "RunStateError": "errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'training' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"training.{home}"), name)

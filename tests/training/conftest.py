@@ -1,0 +1,59 @@
+"""Tiny models and fake evaluators for the training tests (b1c8 networks, 5x5 Go and 6x6 Gomoku)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import TO_PLAY
+from engine.evaluator import Evaluator, UniformEvaluator
+from engine.position import PositionBatch
+from engine.rules import Rules
+from engine.types import WHITE
+from training.models import BootstrapConfig, bootstrap
+
+GO5 = Rules.go(5)
+GOMOKU6 = Rules.gomoku(6, 4)
+
+
+@pytest.fixture(scope="session")
+def go5_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return bootstrap(tmp_path_factory.mktemp("models") / "go5.safetensors",
+                     BootstrapConfig("go", 5, blocks=1, filters=8, seed=1))
+
+
+@pytest.fixture(scope="session")
+def gomoku6_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return bootstrap(tmp_path_factory.mktemp("models") / "gomoku6.safetensors",
+                     BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=2))
+
+
+def eager_evaluator(model: Path, rules: Rules) -> Evaluator:
+    """The model's NetEvaluator, eager (compiling takes seconds) and without a cache."""
+    from engine.loading import EvaluatorOptions, load_evaluator
+
+    return load_evaluator(rules, model, EvaluatorOptions(runtime="eager", random_symmetry=True, seed=0,
+                                                         cache_size=0))
+
+
+class Counting:
+    """Wraps an evaluator and records the size of every batch it is asked for."""
+
+    def __init__(self, inner: object | None = None) -> None:
+        self.inner = inner or UniformEvaluator()
+        self.batches: list[int] = []
+
+    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        self.batches.append(len(positions))
+        return self.inner.evaluate(positions, legal)  # type: ignore[attr-defined]
+
+
+class BlackIsLost:
+    """Uniform priors; black is lost: -0.95 for black to move, +0.95 for white to move."""
+
+    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        priors, _ = UniformEvaluator().evaluate(positions, legal)
+        batch = PositionBatch.stack(positions)
+        return priors, np.where(batch.info[:, TO_PLAY] == WHITE, 0.95, -0.95).astype(np.float32)

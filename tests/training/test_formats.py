@@ -1,0 +1,170 @@
+"""Game records and chunks: round trips, bit packing, atomic writes, and clear errors for bad files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.types import Color, Outcome
+from tests.training.conftest import GO5, GOMOKU6
+from training.atomic import atomic_path, write_text
+from training.chunks import (
+    ChunkInfo,
+    load_samples,
+    pack_planes,
+    read_chunk,
+    unpack_planes,
+    write_chunk,
+)
+from training.errors import ChunkFormatError, RecordFormatError
+from training.records import SelfPlayRecord, list_records, read_record, write_record
+
+
+def _record(**changes: object) -> SelfPlayRecord:
+    fields = dict(rules=GOMOKU6, model="000003-b1c8", actions=(14, 21, 15), targets=(True, False, True),
+                  visits=(((14, 10), (20, 5)), None, ((15, 7),)), values=(0.1, -0.2, 0.3),
+                  result=Outcome(Color.BLACK, None, "five"), resign_disabled=True, would_resign="W",
+                  readouts=16, cheap_readouts=2)
+    fields.update(changes)
+    return SelfPlayRecord(**fields)  # type: ignore[arg-type]
+
+
+def test_record_round_trip(tmp_path: Path) -> None:
+    record = _record()
+    path = write_record(tmp_path, record)
+    assert list_records(tmp_path) == [path]
+    again = read_record(path)
+    assert again.to_dict() == record.to_dict()
+    assert again.rules == GOMOKU6 and again.result == record.result
+
+
+def test_record_rejects_inconsistent_lengths() -> None:
+    with pytest.raises(ValueError, match="3 actions but 2 target flags"):
+        _record(targets=(True, False))
+    with pytest.raises(ValueError, match="policy target needs its visits"):
+        _record(visits=(None, None, ((15, 7),)))
+
+
+def test_truncated_record_is_rejected_naming_the_file(tmp_path: Path) -> None:
+    path = write_record(tmp_path, _record())
+    path.write_bytes(path.read_bytes()[:-12])
+    with pytest.raises(RecordFormatError, match=path.name):
+        read_record(path)
+
+
+def test_record_of_another_version_is_rejected(tmp_path: Path) -> None:
+    data = _record().to_dict()
+    data["format_version"] = 99
+    path = tmp_path / "future.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(RecordFormatError, match="future.game.json.gz.*version 99"):
+        read_record(path)
+
+
+def test_record_with_an_action_off_the_board_is_rejected(tmp_path: Path) -> None:
+    data = _record().to_dict()
+    data["actions"][1] = 999
+    path = tmp_path / "bad.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(RecordFormatError, match="bad.game.json.gz"):
+        read_record(path)
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_planes_pack_and_unpack_exactly(signed: bool) -> None:
+    rng = np.random.default_rng(0)
+    low = -1 if signed else 0
+    planes = rng.integers(low, 2, size=(7, 3, 5, 5)).astype(np.int8)
+    packed, coding = pack_planes(planes)
+    assert coding == ("signed-bits" if signed else "bits")
+    assert packed.dtype == np.uint8 and packed.shape[1] == (planes[0].size * (2 if signed else 1) + 7) // 8
+    assert np.array_equal(unpack_planes(packed, (3, 5, 5), coding), planes.astype(np.float32))
+
+
+def test_planes_other_than_bits_are_refused() -> None:
+    with pytest.raises(ValueError):
+        pack_planes(np.full((1, 1, 2, 2), 2))
+
+
+def _chunk(tmp_path: Path, name: str = "chunk-000000.npz", encoder: str = "gomoku4", samples: int = 5) -> Path:
+    rng = np.random.default_rng(1)
+    planes = rng.integers(0, 2, size=(samples, 4, 6, 6))
+    policy = rng.random((samples, 37)).astype(np.float32)
+    policy /= policy.sum(axis=1, keepdims=True)
+    value = rng.choice([-1.0, 1.0], samples).astype(np.float32)
+    packed, coding = pack_planes(planes)
+    info = ChunkInfo("gomoku", 6, encoder, 4, coding, samples, ("abc",))
+    return write_chunk(tmp_path / name, info, packed, policy, value)
+
+
+def test_chunk_round_trip(tmp_path: Path) -> None:
+    path = _chunk(tmp_path)
+    samples = read_chunk(path)
+    assert samples.info.samples == 5 and samples.info.sources == ("abc",)
+    assert samples.planes_at(np.arange(5)).shape == (5, 4, 6, 6)
+    assert np.allclose(samples.policy.astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
+    both = load_samples([tmp_path, path])
+    assert len(both) == 10
+
+
+def test_truncated_chunk_is_rejected_naming_the_file(tmp_path: Path) -> None:
+    path = _chunk(tmp_path)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ChunkFormatError, match=path.name):
+        read_chunk(path)
+
+
+def test_chunk_with_flipped_bytes_is_rejected(tmp_path: Path) -> None:
+    path = _chunk(tmp_path, samples=400)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    with pytest.raises(ChunkFormatError, match=path.name):
+        read_chunk(path)
+
+
+def test_chunk_for_another_encoder_is_rejected(tmp_path: Path) -> None:
+    first = _chunk(tmp_path, "chunk-000000.npz")
+    _chunk(tmp_path, "chunk-000001.npz", encoder="oneplane")
+    expect = read_chunk(first).info
+    with pytest.raises(ChunkFormatError, match="chunk-000001.npz.*oneplane"):
+        load_samples([tmp_path], expect)
+    with pytest.raises(ChunkFormatError, match="chunk-000001.npz"):
+        load_samples([tmp_path])
+
+
+def test_chunk_with_wrong_shapes_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "forged.npz"
+    info = ChunkInfo("gomoku", 6, "gomoku4", 4, "bits", 2)
+    np.savez(path, meta=np.array(json.dumps(info.to_dict())), planes=np.zeros((2, 18), np.uint8),
+             policy=np.zeros((2, 10), np.float16), value=np.zeros(2, np.float32))
+    with pytest.raises(ChunkFormatError, match="forged.npz: policy"):
+        read_chunk(path)
+
+
+def test_a_file_that_is_no_chunk_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "other.npz"
+    np.savez(path, x=np.zeros(3))
+    with pytest.raises(ChunkFormatError, match="other.npz"):
+        read_chunk(path)
+    with pytest.raises(ChunkFormatError, match="missing.npz"):
+        read_chunk(tmp_path / "missing.npz")
+
+
+def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path: Path) -> None:
+    path = write_text(tmp_path / "state.json", "old")
+    with pytest.raises(RuntimeError), atomic_path(path) as temp:
+        temp.write_text("half")
+        raise RuntimeError("killed")
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_rules_survive_the_record_round_trip() -> None:
+    for rules in (GO5, GOMOKU6):
+        assert SelfPlayRecord.from_dict(_record(rules=rules, actions=(1, 2, 3)).to_dict()).rules == rules

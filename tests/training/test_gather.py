@@ -1,0 +1,121 @@
+"""gather: replay records and SGF files into chunks; pi and z from the side to move; idempotent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from encoders import get_encoder
+from engine.coords import gtp_to_action
+from engine.game import Game
+from engine.sgf import dump_sgf
+from engine.types import Color, Outcome
+from tests.training.conftest import GO5, GOMOKU6
+from training.chunks import list_chunks, load_samples
+from training.errors import ChunkFormatError, RecordFormatError
+from training.gather import MANIFEST, GatherConfig, GatherTarget, gather, list_inputs, samples_from_record
+from training.records import SelfPlayRecord, write_record
+
+TARGET = GatherTarget("gomoku", 6, "gomoku4")
+
+
+def _gomoku_record(actions: list[int], targets: list[bool], winner: Color | None) -> SelfPlayRecord:
+    visits = tuple(((a, 3), ((a + 1) % 36, 1)) if t else None for a, t in zip(actions, targets))
+    return SelfPlayRecord(GOMOKU6, "000000-b1c8", tuple(actions), tuple(targets), visits, (0.0,) * len(actions),
+                          Outcome(winner, None, "five"), created="2025-01-01T00:00:00+00:00")
+
+
+def _black_wins() -> SelfPlayRecord:
+    """Black makes four in a row on the top row (actions 0..3) while white plays the second row."""
+    return _gomoku_record([0, 6, 1, 7, 2, 8, 3], [True, True, False, True, True, False, True], Color.BLACK)
+
+
+def test_record_samples_take_pi_and_z_from_the_side_to_move() -> None:
+    encoder = get_encoder("gomoku4", GOMOKU6)
+    planes, policy, value = samples_from_record(_black_wins(), encoder)
+    assert len(value) == 5  # the full-search moves only
+    assert np.array_equal(value, [1, -1, -1, 1, 1])  # moves 1, 2, 4, 5, 7: black, white, white, black, black
+    assert np.allclose(policy.sum(axis=1), 1.0) and policy[0, 0] == pytest.approx(0.75)
+    game = Game(GOMOKU6)
+    game.play(0)  # the second sample is white to move after black's first stone
+    assert np.array_equal(planes[1], encoder.encode(game))
+
+
+def test_an_illegal_record_is_rejected_naming_the_file(tmp_path: Path) -> None:
+    path = write_record(tmp_path, _gomoku_record([0, 0], [True, True], Color.BLACK))
+    with pytest.raises(RecordFormatError, match=f"{path.name}.*move 2 is illegal"):
+        gather(list_inputs(tmp_path, "records"), tmp_path / "chunks", TARGET)
+
+
+def test_gather_is_idempotent_and_recovers_from_a_lost_manifest(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    for _ in range(3):
+        write_record(games, _black_wins())
+    write_record(games, _gomoku_record([5], [False], None))  # no full-search move: no samples
+    out = tmp_path / "chunks"
+    first = gather(list_inputs(games, "records"), out, TARGET, GatherConfig(chunk_samples=8, seed=0))
+    # identical records have one digest: the first is gathered, the copies are known already
+    assert (first.inputs, first.empty, first.samples) == (1, 1, 5)
+    second = gather(list_inputs(games, "records"), out, TARGET)
+    assert second.inputs == 0 and second.samples == 0 and second.chunks == []
+    write_record(games, _gomoku_record([0, 6, 1, 7, 2, 8, 3], [True] * 7, Color.BLACK))
+    (out / MANIFEST).unlink()  # as if killed after the chunk was written but before the manifest
+    third = gather(list_inputs(games, "records"), out, TARGET)
+    assert third.inputs == 1 and third.samples == 7
+    assert len(load_samples([out])) == 12
+    assert len(list_chunks([out])) == 2
+
+
+def test_gather_groups_inputs_into_chunks_of_the_size_asked(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    for shift in range(4):
+        actions = [(a + 12 * (shift % 2)) % 36 for a in (0, 6, 1, 7, 2, 8, 3)]
+        actions = [a if shift < 2 else 35 - a for a in actions]
+        write_record(games, _gomoku_record(actions, [True] * 7, Color.BLACK))
+    summary = gather(list_inputs(games, "records"), tmp_path / "out", TARGET, GatherConfig(chunk_samples=14, seed=1))
+    assert summary.inputs == 4 and len(summary.chunks) == 2 and summary.samples == 28
+
+
+def test_window_takes_the_newest_inputs(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    write_record(games, _black_wins())
+    write_record(games, _gomoku_record([35, 29, 34, 28, 33, 27, 32], [True] * 7, Color.BLACK))
+    summary = gather(list_inputs(games, "records"), tmp_path / "out", TARGET, GatherConfig(window=1))
+    assert summary.inputs == 1 and summary.samples == 7
+
+
+def test_a_folder_of_another_encoder_is_refused(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    write_record(games, _black_wins())
+    gather(list_inputs(games, "records"), tmp_path / "out", TARGET)
+    with pytest.raises(ChunkFormatError, match="gather into another folder"):
+        gather(list_inputs(games, "records"), tmp_path / "out", GatherTarget("gomoku", 6, "zero17"))
+
+
+def _go_sgf(moves: list[str], result: str) -> str:
+    game = Game(GO5)
+    for vertex in moves:
+        game.play(gtp_to_action(vertex, 5))
+    return dump_sgf(game, result=result)
+
+
+def test_sgf_samples_are_the_moves_played_and_the_recorded_result(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    (sgf / "deeper").mkdir(parents=True)
+    (sgf / "deeper" / "a.sgf").write_text(_go_sgf(["C3", "D4", "B2"], "W+R"))
+    (sgf / "b.sgf").write_text(_go_sgf(["C3"], "?"))           # no result: rejected
+    (sgf / "c.sgf").write_text("(;GM[1]SZ[9];B[ee])")           # another board: rejected
+    (sgf / "d.sgf").write_text("not sgf at all")                 # unreadable: rejected
+    target = GatherTarget("go", 5, "sevenplane")
+    summary = gather(list_inputs(sgf, "sgf"), tmp_path / "out", target, GatherConfig(kind="sgf"))
+    assert (summary.inputs, summary.rejected, summary.samples) == (1, 3, 3)
+    samples = load_samples([tmp_path / "out"])
+    moves = {gtp_to_action(v, 5) for v in ("C3", "D4", "B2")}
+    played = samples.policy.astype(np.float32).argmax(axis=1)
+    assert set(played.tolist()) == moves and np.all(samples.policy.max(axis=1) == 1)
+    by_move = dict(zip(played.tolist(), samples.value.tolist()))
+    assert by_move[gtp_to_action("D4", 5)] == 1.0 and by_move[gtp_to_action("C3", 5)] == -1.0
+    again = gather(list_inputs(sgf, "sgf"), tmp_path / "out", target, GatherConfig(kind="sgf"))
+    assert again.already_gathered == 4 and again.inputs == 0

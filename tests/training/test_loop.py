@@ -1,0 +1,62 @@
+"""loop: a tiny run, interrupted between phases and resumed, with its ratings table and plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from training.errors import RunStateError
+from training.loop import STATE_FILE, LoopConfig, load_config, run_loop
+from training.match import MatchConfig
+from training.models import BootstrapConfig
+from training.records import list_records
+from training.selfplay import SelfPlayConfig
+from training.train import TrainConfig
+
+
+def _config(generations: int = 1) -> LoopConfig:
+    return LoopConfig(
+        bootstrap=BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=0), win_length=4,
+        generations=generations, games_per_generation=4, window=2,
+        selfplay=SelfPlayConfig(readouts=8, cheap_readouts=2, full_search_share=1.0, parallel_games=4,
+                                batch_size=4, holdout_share=0.25, seed=0),
+        train=TrainConfig(steps=4, batch_size=8, checkpoint_every=2),
+        match=MatchConfig(games=0, visits=8, parallel_games=4, batch_size=4),
+        gate_games=2, rating_games=2, rating_opponent="mcts-rollouts:16", runtime="eager")
+
+
+class Stop(Exception):
+    pass
+
+
+def test_the_loop_resumes_after_an_interruption(tmp_path: Path) -> None:
+    def stop_after_gather(generation: int, phase: str) -> None:
+        if (generation, phase) == (1, "gather"):
+            raise Stop
+
+    with pytest.raises(Stop):
+        run_loop(tmp_path, _config(), after_phase=stop_after_gather)
+    state = json.loads((tmp_path / STATE_FILE).read_text())
+    assert state["phase"] == "train" and state["next"] == 1
+    state = run_loop(tmp_path, _config())
+    games = tmp_path / "games" / "000001"
+    assert len(list_records(games)) + len(list_records(games / "holdout")) == 4  # not played twice
+    assert [row["generation"] for row in state["history"]] == [0, 1]
+    assert "rating" in state["history"][0] and "gate_rate" in state["history"][1]
+    assert (tmp_path / "models" / "000001-b1c8.safetensors").exists()
+    table = (tmp_path / "ratings.md").read_text()
+    assert "| 1 | 000001-b1c8.safetensors |" in table and "mcts-rollouts:16" in table
+    assert (tmp_path / "progress.png").read_bytes()[:4] == b"\x89PNG"
+    longer = run_loop(tmp_path, _config(generations=2))
+    assert [row["generation"] for row in longer["history"]] == [0, 1, 2]
+    assert load_config(tmp_path) == _config(generations=2)
+
+
+def test_settings_round_trip_and_bad_state_is_refused(tmp_path: Path) -> None:
+    config = _config()
+    assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    (tmp_path / STATE_FILE).write_text("{not json")
+    with pytest.raises(RunStateError, match=STATE_FILE):
+        run_loop(tmp_path, config)

@@ -1,0 +1,105 @@
+"""evaluate: Wilson intervals, Elo, baselines, colour alternation and SGF output."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.diagram import parse_diagram
+from engine.position import Position
+from engine.sgf import load_sgf_file
+from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
+from training.baselines import RolloutEvaluator, random_move
+from training.match import Agent, MatchConfig, MatchResult, make_agent, play_match
+from training.stats import elo_difference, elo_interval, wilson_interval
+
+
+def test_wilson_interval_matches_published_values() -> None:
+    # Wilson 95% intervals as tabulated by Newcombe (1998): 0/10 -> (0, 0.2775); 5/10 -> (0.2366, 0.7634)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    low, high = wilson_interval(81, 263)
+    assert (low, high) == pytest.approx((0.2553, 0.3662), abs=1e-4)
+
+
+def test_elo_difference() -> None:
+    assert elo_difference(0.5, 100) == pytest.approx(0.0)
+    assert elo_difference(0.75, 100) == pytest.approx(400 * math.log10(3))
+    assert elo_difference(0.25, 100) == pytest.approx(-400 * math.log10(3))
+    assert math.isfinite(elo_difference(1.0, 10)) and elo_difference(1.0, 10) == pytest.approx(
+        400 * math.log10(19))  # clipped to 1 - 1/20
+    low, high = elo_interval(60, 100)
+    assert low < elo_difference(0.6, 100) < high
+
+
+def test_match_result_counts_draws_as_half() -> None:
+    result = MatchResult("a", "b", wins=6, losses=2, draws=2)
+    assert result.games == 10 and result.rate == pytest.approx(0.7)
+    assert result.to_dict()["win_rate_interval"] == list(wilson_interval(7, 10))
+
+
+def test_agents_by_name() -> None:
+    config = MatchConfig()
+    assert make_agent("random", GOMOKU6, config).evaluator is None
+    default = make_agent("mcts-rollouts", GOMOKU6, config)
+    assert default.visits == 1000 and isinstance(default.evaluator, RolloutEvaluator)
+    assert make_agent("MCTS-Rollouts:64", GOMOKU6, config).name == "mcts-rollouts:64"
+    with pytest.raises(ValueError, match="mcts-rollouts:N"):
+        make_agent("mcts-rollouts:many", GOMOKU6, config)
+
+
+def test_random_moves_are_legal_and_spread() -> None:
+    from engine.game import Game
+
+    rng = np.random.default_rng(0)
+    game = Game(GO5)
+    seen = {random_move(game, rng) for _ in range(200)}
+    assert len(seen) == 25 and all(game.is_legal(a) for a in seen)
+
+
+def test_rollouts_value_a_won_position_for_the_side_to_move() -> None:
+    board = parse_diagram("""
+        . . . . . .
+        . . . . . .
+        . X X X . .
+        . . . . . .
+        . O . . . .
+        O . . . . .
+    """)
+    evaluator = RolloutEvaluator(rollouts=200, seed=1)
+    black = Position.from_board(GOMOKU6, board, to_play=1)
+    white = Position.from_board(GOMOKU6, board, to_play=2)
+    priors, values = evaluator.evaluate([black, white])
+    assert values[0] > 0.5  # black completes the open three more often than not
+    assert values[1] < values[0]
+    assert np.allclose(priors.sum(axis=1), 1.0) and priors[0, 36] == 0
+
+
+def test_colours_alternate_and_games_are_written(tmp_path: Path) -> None:
+    config = MatchConfig(games=5, parallel_games=3, seed=4)
+    result = play_match(Agent("random", config=config), Agent("random2", config=config), GOMOKU6, config,
+                        tmp_path)
+    assert result.games == 5 and result.a_black_games == 3
+    files = sorted(tmp_path.glob("*.sgf"))
+    assert len(files) == 5
+    first = load_sgf_file(files[0])
+    assert first.black_name == "random" and first.white_name == "random2"
+    assert load_sgf_file(files[1]).black_name == "random2"
+    assert all(load_sgf_file(f).replay().is_over for f in files)
+
+
+def test_pure_mcts_beats_the_random_player() -> None:
+    config = MatchConfig(games=6, parallel_games=6, seed=5)
+    mcts = make_agent("mcts-rollouts:100", GOMOKU6, config)
+    result = play_match(mcts, make_agent("random", GOMOKU6, config), GOMOKU6, config)
+    assert result.games == 6 and result.wins >= 5
+
+
+def test_a_network_plays_a_baseline(go5_model: Path) -> None:
+    config = MatchConfig(games=2, visits=8, parallel_games=2, seed=6)
+    agent = Agent("net", eager_evaluator(go5_model, GO5), 8, batch_size=4, config=config)
+    result = play_match(agent, make_agent("random", GO5, config), GO5, config)
+    assert result.games == 2 and result.moves > 0

@@ -1,0 +1,112 @@
+"""Self-play: many games sharing evaluator calls, Playout Cap Randomization, resignation, outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from encoders import get_encoder
+from engine.evaluator import UniformEvaluator
+from engine.game import Game
+from engine.mcts import Search, SearchConfig
+from engine.sgf import load_sgf_file
+from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
+from training.batching import SearchJob, step
+from training.gather import samples_from_record
+from training.records import list_records, read_record
+from training.selfplay import HOLDOUT_DIR, SelfPlayConfig, SelfPlayOutput, play_games
+
+
+def _config(**changes: object) -> SelfPlayConfig:
+    base = dict(readouts=12, cheap_readouts=3, parallel_games=4, batch_size=4, holdout_share=0.0, seed=3,
+                resign_threshold=None)
+    base.update(changes)
+    return SelfPlayConfig(**base)  # type: ignore[arg-type]
+
+
+def test_one_evaluator_call_per_step_serves_every_search() -> None:
+    counting = Counting()
+    jobs = [SearchJob(Search(Game(GOMOKU6), counting, SearchConfig(batch_size=4), seed=i), counting, 30)
+            for i in range(3)]
+    calls = 0
+    while not all(job.finished for job in jobs):
+        calls += step(jobs)
+    assert calls == len(counting.batches)
+    assert max(counting.batches) > 4  # leaves of several searches in one call
+    assert all(job.result().visits.sum() == 29 for job in jobs)  # 30 root visits: the root and 29 below
+
+
+def test_parallel_games_share_calls_and_their_records_replay(tmp_path: Path) -> None:
+    counting = Counting()
+    summary = play_games(counting, GOMOKU6, "000000-b1c8", _config(), 6, SelfPlayOutput(tmp_path / "games"))
+    records = [read_record(path) for path in list_records(tmp_path / "games")]
+    assert summary.games == 6 == len(records)
+    assert summary.evaluator_calls == len(counting.batches)
+    assert max(counting.batches) > _config().batch_size  # one call served several games
+    single_game_calls = sum(len(r.actions) for r in records)  # a lower bound had every game its own calls
+    assert summary.evaluator_calls < single_game_calls
+    encoder = get_encoder("gomoku4", GOMOKU6)
+    for record in records:
+        planes, policy, value = samples_from_record(record, encoder)  # replays every move through Game
+        assert len(value) == sum(record.targets)
+        assert record.result is not None and abs(value).max(initial=1) == 1
+
+
+@pytest.mark.parametrize("share,expect", [(0.0, "none"), (1.0, "all"), (0.5, "some")])
+def test_playout_cap_randomization_marks_full_searches_as_targets(tmp_path: Path, share: float, expect: str) -> None:
+    summary = play_games(UniformEvaluator(), GOMOKU6, "m", _config(full_search_share=share), 4,
+                         SelfPlayOutput(tmp_path))
+    records = [read_record(path) for path in list_records(tmp_path)]
+    targets = [t for record in records for t in record.targets]
+    assert summary.targets == sum(targets) and summary.moves == len(targets)
+    if expect == "none":
+        assert not any(targets)
+    elif expect == "all":
+        assert all(targets)
+        # full searches have readouts visits at the root: the children hold readouts - 1 (reuse may add more)
+        assert all(sum(n for _, n in v) >= 11 for r in records for v in r.visits if v is not None)
+    else:
+        assert 0 < sum(targets) < len(targets)
+    cheap = [v for r in records for t, v in zip(r.targets, r.visits) if not t]
+    assert all(v is None for v in cheap)
+
+
+def test_resignation_and_its_disabled_share(tmp_path: Path) -> None:
+    resigning = play_games(BlackIsLost(), GO5, "m", _config(resign_threshold=-0.9, resign_disabled_share=0.0), 3,
+                           SelfPlayOutput(tmp_path / "a"))
+    assert resigning.resigned == 3 and resigning.white_wins == 3 and resigning.resign_disabled == 0
+    records = [read_record(p) for p in list_records(tmp_path / "a")]
+    assert all(r.result is not None and r.result.reason == "resign" for r in records)
+    assert all(len(r.actions) == 4 for r in records)  # black resigns at its third low-valued move (move 5)
+    playing_on = play_games(BlackIsLost(), GO5, "m", _config(resign_threshold=-0.9, resign_disabled_share=1.0), 3,
+                            SelfPlayOutput(tmp_path / "b"))
+    assert playing_on.resigned == 0 and playing_on.resign_disabled == 3 and playing_on.would_resign == 3
+    records = [read_record(p) for p in list_records(tmp_path / "b")]
+    assert all(r.resign_disabled and r.would_resign == "B" for r in records)
+    wrong = sum(r.result is not None and r.result.value_for(1) >= 0 for r in records)  # black did not lose
+    assert playing_on.false_resigns == wrong
+    assert playing_on.false_resign_rate == pytest.approx(wrong / 3)
+
+
+def test_holdout_share_and_sgf_with_comments(tmp_path: Path) -> None:
+    output = SelfPlayOutput(tmp_path / "games", tmp_path / "sgf")
+    summary = play_games(UniformEvaluator(), GO5, "000007-b1c8", _config(holdout_share=1.0), 2, output)
+    assert summary.holdout == 2
+    assert list_records(tmp_path / "games") == [] and len(list_records(tmp_path / "games" / HOLDOUT_DIR)) == 2
+    sgfs = sorted((tmp_path / "sgf").glob("*.sgf"))
+    assert len(sgfs) == 2
+    record = load_sgf_file(sgfs[0])
+    assert record.black_name == "000007-b1c8" and record.result is not None
+    assert record.comments and all(c is not None and "visits" in c for c in record.comments)
+    assert record.replay().is_over
+
+
+def test_a_network_plays_self_play_games(tmp_path: Path, go5_model: Path) -> None:
+    evaluator = eager_evaluator(go5_model, GO5)
+    summary = play_games(evaluator, GO5, "000000-b1c8", _config(full_search_share=1.0), 2,
+                         SelfPlayOutput(tmp_path))
+    assert summary.games == 2 and summary.moves == summary.targets > 0
+    assert summary.black_wins + summary.white_wins + summary.draws == 2
+    assert np.isfinite(summary.games_per_hour)

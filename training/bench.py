@@ -1,0 +1,100 @@
+"""``engine bench selfplay``: self-play throughput with a network, as ``engine selfplay`` plays.
+
+K games run at once with Playout Cap Randomization, their leaves sharing one
+network call per step, for ``--seconds`` after a warm-up (compiling, kernel
+loading). ``positions_per_s`` counts moves played (full and cheap searches);
+``simulations_per_s`` the search simulations. Few games finish inside a short
+window (and those are the short ones), so ``games_per_hour`` is positions/s
+times 3600 over a mean game length taken over the finished games and the
+unfinished ones at the length they reached: a lower bound on the length, so
+games/hour is an upper bound that tightens with ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from engine.bench.timing import report
+
+__all__ = ["selfplay_bench_command"]
+
+
+@click.command("selfplay")
+@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A model file; otherwise a random network of --blocks x --filters.")
+@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
+@click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
+@click.option("--encoder", default=None, help="Encoder of the random network [default: the game's].")
+@click.option("--game", type=click.Choice(["go", "gomoku"]), default="go", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
+@click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
+@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
+@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
+@click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True, help="Timed window.")
+@click.option("--device", default=None)
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True)
+@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, encoder: str | None, game: str,
+                           size: int, rules_text: str | None, readouts: int, full_search_pct: float,
+                           parallel_games: int, batch_size: int, seconds: float, device: str | None, dtype: str,
+                           runtime: str, threads: int | None, seed: int, as_json: bool) -> None:
+    """Self-play positions/s and games/hour with a network."""
+    import torch
+
+    from engine.loading import EvaluatorOptions, load_evaluator
+    from engine.model_file import read_info
+    from engine.rules import Rules
+    from training.models import BootstrapConfig, bootstrap, default_rules
+    from training.selfplay import SelfPlayConfig, SelfPlayOutput, play_games
+
+    options = EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, threads=threads,
+                               seed=seed)
+    config = SelfPlayConfig(readouts=readouts, full_search_share=full_search_pct / 100,
+                            parallel_games=parallel_games, batch_size=batch_size, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="bench-selfplay-") as scratch:
+        if model_path is None:
+            model_path = str(bootstrap(Path(scratch) / "random.safetensors",
+                                       BootstrapConfig(game, size, encoder, blocks, filters, seed=seed)))
+        info = read_info(model_path)
+        rules = Rules.parse(rules_text, size=size) if rules_text else default_rules(info.game, info.board_size or size)
+        evaluator = load_evaluator(rules, model_path, options)
+        output = SelfPlayOutput(Path(scratch) / "games")
+        started = time.perf_counter()
+        evaluator.warm_up(rules.size)  # type: ignore[attr-defined]
+        play_games(evaluator, rules, info.name, config, parallel_games, output, stop=_after(3.0))
+        warm_up = time.perf_counter() - started
+        evaluator.clear_cache()  # type: ignore[attr-defined]
+        summary = play_games(evaluator, rules, info.name, config, 1 << 30, output, stop=_after(seconds))
+    mean_length = (summary.moves + summary.in_flight_moves) / max(summary.games + summary.in_flight_games, 1)
+    positions_per_s = summary.moves_played / summary.seconds
+    result = {"net": info.config.name, "game": info.game, "size": rules.size, "readouts": readouts,
+              "cheap_readouts": config.cheap, "full_search_share": config.full_search_share,
+              "parallel_games": parallel_games, "batch": batch_size, "device": str(evaluator.device),  # type: ignore
+              "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,  # type: ignore[attr-defined]
+              "threads": torch.get_num_threads(), "seconds": summary.seconds, "positions_per_s": positions_per_s,
+              "simulations_per_s": summary.simulations / summary.seconds,
+              "evaluator_calls_per_s": summary.evaluator_calls / summary.seconds, "games_finished": summary.games,
+              "games_in_flight": summary.in_flight_games, "mean_game_length": mean_length,
+              "games_per_hour": positions_per_s * 3600 / max(mean_length, 1.0), "warm_up_s": warm_up}
+    text = (f"{info.config.name} {info.game} {rules.size}x{rules.size}, {readouts} readouts "
+            f"({config.cheap} cheap, {full_search_pct:g}% full), {parallel_games} games x {batch_size} leaves "
+            f"({result['device']}, {result['dtype']}, {result['runtime']}): {positions_per_s:,.2f} positions/s, "
+            f"{result['simulations_per_s']:,.0f} simulations/s, {result['games_per_hour']:,.1f} games/hour "
+            f"(games of {mean_length:.0f} moves or more: an upper bound)")
+    report(result, as_json, text)
+
+
+def _after(seconds: float) -> Callable[[], bool]:
+    """A stop test that turns true ``seconds`` from now."""
+    deadline = time.perf_counter() + seconds
+    return lambda: time.perf_counter() >= deadline

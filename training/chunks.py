@@ -1,0 +1,245 @@
+"""Training chunks: (planes, pi, z) samples in compressed, versioned ``.npz`` files.
+
+A chunk is written by ``np.savez_compressed`` and read with
+``np.load(allow_pickle=False)``: nothing in it is executed. Format version 1
+holds four arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
+
+    meta    0-d str: JSON {"format": "engine-chunk", "format_version": 1, "game": "go",
+                           "board_size": 9, "encoder": "zero17", "num_planes": 17,
+                           "plane_coding": "bits", "samples": M,
+                           "sources": ["<sha256 of an input file>", ...], "created": "..."}
+    planes  uint8[M, ceil(C*N*N / 8)]   "bits": np.packbits of the 0/1 planes, flattened C, N, N
+            uint8[M, ceil(2*C*N*N / 8)] "signed-bits": +1 bits then -1 bits (int8 encoders, oneplane)
+    policy  float16[M, A]  pi: the search's visit distribution (or the played move, one-hot), sums to 1
+    value   float32[M]     z: the game's result from the side to move's point of view (+1 win, 0 draw, -1 loss)
+
+Planes, pi and z are from the side to move's point of view, untransformed:
+the 8 symmetries are applied at training time. Samples are shuffled within
+a chunk. Any problem (not a zip, missing array, wrong shape or dtype, another
+encoder or board size than expected) raises :class:`~training.errors.ChunkFormatError`
+naming the file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import zipfile
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.atomic import atomic_path
+from training.errors import ChunkFormatError
+
+__all__ = ["CHUNK_FORMAT", "CHUNK_VERSION", "CHUNK_SUFFIX", "ChunkInfo", "Samples", "pack_planes", "unpack_planes",
+           "write_chunk", "read_chunk", "read_chunk_info", "list_chunks", "load_samples"]
+
+CHUNK_FORMAT = "engine-chunk"
+CHUNK_VERSION = 1
+CHUNK_SUFFIX = ".npz"
+PLANE_CODINGS = ("bits", "signed-bits")
+
+
+@dataclass(frozen=True)
+class ChunkInfo:
+    """What a chunk says about its samples (its ``meta`` array)."""
+
+    game: str
+    board_size: int
+    encoder: str
+    num_planes: int
+    plane_coding: str
+    samples: int
+    sources: tuple[str, ...] = ()
+    created: str = ""
+
+    @property
+    def plane_shape(self) -> tuple[int, int, int]:
+        return (self.num_planes, self.board_size, self.board_size)
+
+    @property
+    def num_actions(self) -> int:
+        return self.board_size * self.board_size + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": CHUNK_FORMAT, "format_version": CHUNK_VERSION, "game": self.game,
+                "board_size": self.board_size, "encoder": self.encoder, "num_planes": self.num_planes,
+                "plane_coding": self.plane_coding, "samples": self.samples, "sources": list(self.sources),
+                "created": self.created}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ChunkInfo":
+        if data.get("format") != CHUNK_FORMAT:
+            raise ValueError(f"format is {data.get('format')!r}, not {CHUNK_FORMAT!r}")
+        if data.get("format_version") != CHUNK_VERSION:
+            raise ValueError(f"format version {data.get('format_version')} is not supported (this engine reads "
+                             f"{CHUNK_VERSION})")
+        if data["plane_coding"] not in PLANE_CODINGS:
+            raise ValueError(f"unknown plane coding {data['plane_coding']!r}")
+        return cls(game=str(data["game"]), board_size=int(data["board_size"]), encoder=str(data["encoder"]),
+                   num_planes=int(data["num_planes"]), plane_coding=str(data["plane_coding"]),
+                   samples=int(data["samples"]), sources=tuple(str(s) for s in data.get("sources", ())),
+                   created=str(data.get("created", "")))
+
+    def fits(self, other: "ChunkInfo") -> bool:
+        """Whether samples of both chunks can be trained together (same game, board and encoder)."""
+        return (self.game, self.board_size, self.encoder, self.num_planes) == (
+            other.game, other.board_size, other.encoder, other.num_planes)
+
+    def describe(self) -> str:
+        return f"{self.game} {self.board_size}x{self.board_size}, encoder {self.encoder} ({self.num_planes} planes)"
+
+
+@dataclass
+class Samples:
+    """Samples in memory, planes still packed: ``planes uint8[M, bytes]``, ``policy float16[M, A]``,
+    ``value float32[M]``; ``info`` describes them (its ``samples`` is the first chunk's)."""
+
+    info: ChunkInfo
+    planes: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def planes_at(self, index: np.ndarray) -> np.ndarray:
+        """``float32[len(index), C, N, N]``: the unpacked planes of some samples."""
+        return unpack_planes(self.planes[index], self.info.plane_shape, self.info.plane_coding)
+
+
+def pack_planes(planes: np.ndarray) -> tuple[np.ndarray, str]:
+    """Bit-pack ``planes[M, C, N, N]`` of 0/1 (or -1/0/+1): ``(uint8[M, bytes], coding)``."""
+    planes = np.asarray(planes)
+    flat = planes.reshape(len(planes), -1)
+    if flat.size and flat.min() < 0:
+        if flat.min() < -1 or flat.max() > 1:
+            raise ValueError("signed planes must hold -1, 0 and +1 only")
+        return np.packbits(np.concatenate([flat == 1, flat == -1], axis=1), axis=1), "signed-bits"
+    if flat.size and flat.max() > 1:
+        raise ValueError("planes must hold 0 and 1 only to be bit-packed")
+    return np.packbits(flat.astype(bool), axis=1), "bits"
+
+
+def unpack_planes(packed: np.ndarray, shape: tuple[int, int, int], coding: str) -> np.ndarray:
+    """Invert :func:`pack_planes`: ``float32[M, C, N, N]``."""
+    count = int(np.prod(shape))
+    if coding == "signed-bits":
+        bits = np.unpackbits(packed, axis=1, count=2 * count).astype(np.float32)
+        flat = bits[:, :count] - bits[:, count:]
+    else:
+        flat = np.unpackbits(packed, axis=1, count=count).astype(np.float32)
+    return flat.reshape(len(packed), *shape)
+
+
+def _packed_width(info: ChunkInfo) -> int:
+    count = info.num_planes * info.board_size ** 2 * (2 if info.plane_coding == "signed-bits" else 1)
+    return (count + 7) // 8
+
+
+def write_chunk(path: str | os.PathLike[str], info: ChunkInfo, planes: np.ndarray, policy: np.ndarray,
+                value: np.ndarray) -> Path:
+    """Write samples to ``path`` atomically. ``planes`` are packed already (:func:`pack_planes`)."""
+    if not (len(planes) == len(policy) == len(value) == info.samples):
+        raise ValueError(f"{info.samples} samples described but {len(planes)} planes, {len(policy)} policies and "
+                         f"{len(value)} values given")
+    if info.created == "":
+        info = replace(info, created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    with atomic_path(path) as temp:
+        with open(temp, "wb") as handle:
+            np.savez_compressed(handle, meta=np.array(json.dumps(info.to_dict(), sort_keys=True)),
+                                planes=np.ascontiguousarray(planes, dtype=np.uint8),
+                                policy=np.asarray(policy, dtype=np.float16),
+                                value=np.asarray(value, dtype=np.float32))
+    return Path(path)
+
+
+def _info_of(path: Path, archive: Any) -> ChunkInfo:
+    try:
+        data = json.loads(str(archive["meta"][()]))
+        return ChunkInfo.from_dict(data)
+    except KeyError as error:
+        raise ChunkFormatError(f"chunk {path}: no {error} in it: not a chunk written by engine gather") from error
+    except (ValueError, TypeError, AttributeError) as error:
+        raise ChunkFormatError(f"chunk {path}: bad metadata: {error}") from error
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise ChunkFormatError(f"chunk {path}: corrupt metadata: {error}") from error
+
+
+def _open(path: Path) -> Any:
+    if not path.is_file():
+        raise ChunkFormatError(f"chunk {path}: no such file")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ChunkFormatError(f"chunk {path}: not a readable .npz chunk (corrupt or truncated): {error}") from error
+
+
+def _check_fit(path: Path, info: ChunkInfo, expect: ChunkInfo | None) -> None:
+    if expect is not None and not info.fits(expect):
+        raise ChunkFormatError(f"chunk {path} holds {info.describe()}; expected {expect.describe()}")
+
+
+def read_chunk_info(path: str | os.PathLike[str]) -> ChunkInfo:
+    """The description of a chunk, without reading its samples."""
+    path = Path(path)
+    with _open(path) as archive:
+        return _info_of(path, archive)
+
+
+def read_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) -> Samples:
+    """Read and check a chunk; ``expect`` (game, board size, encoder) must fit when given."""
+    path = Path(path)
+    with _open(path) as archive:
+        info = _info_of(path, archive)
+        _check_fit(path, info, expect)
+        try:
+            planes, policy, value = archive["planes"], archive["policy"], archive["value"]
+        except KeyError as error:
+            raise ChunkFormatError(f"chunk {path}: array {error} is missing") from error
+        except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as error:
+            raise ChunkFormatError(f"chunk {path}: corrupt data: {error}") from error
+    expected = {"planes": ((info.samples, _packed_width(info)), np.uint8),
+                "policy": ((info.samples, info.num_actions), np.float16),
+                "value": ((info.samples,), np.float32)}
+    for name, array in (("planes", planes), ("policy", policy), ("value", value)):
+        shape, dtype = expected[name]
+        if array.shape != shape or array.dtype != dtype:
+            raise ChunkFormatError(f"chunk {path}: {name} is {array.dtype}{list(array.shape)}, expected "
+                                   f"{np.dtype(dtype)}{list(shape)}")
+    return Samples(info, planes, policy, value)
+
+
+def list_chunks(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Chunk files named by ``paths``: files as given, folders expanded to their ``*.npz`` (sorted)."""
+    found: list[Path] = []
+    for item in map(Path, paths):
+        if item.is_dir():
+            found += sorted(p for p in item.glob(f"*{CHUNK_SUFFIX}") if not p.name.startswith("."))
+        elif item.is_file():
+            found.append(item)
+        else:
+            raise ChunkFormatError(f"chunk {item}: no such file or folder")
+    return found
+
+
+def load_samples(paths: Sequence[str | os.PathLike[str]], expect: ChunkInfo | None = None) -> Samples:
+    """Every sample of the chunks at ``paths`` (files or folders), concatenated in memory.
+
+    All chunks must fit ``expect``, or the first chunk when ``expect`` is None.
+    """
+    files = list_chunks(paths)
+    if not files:
+        raise ChunkFormatError(f"no chunks found in {', '.join(map(str, paths))}")
+    parts: list[Samples] = []
+    for path in files:
+        part = read_chunk(path, expect if expect is not None else (parts[0].info if parts else None))
+        parts.append(part)
+    return Samples(parts[0].info, np.concatenate([p.planes for p in parts]),
+                   np.concatenate([p.policy for p in parts]), np.concatenate([p.value for p in parts]))

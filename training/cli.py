@@ -1,0 +1,484 @@
+"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | evaluate | loop``.
+
+Each command builds the frozen configs of the library it calls, calls one
+function, and reports: progress bars (tqdm) and notes on stderr, the result
+on stdout (one JSON object with ``--json``). Heavy imports (torch, numba)
+happen inside the commands, so ``engine --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+__all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
+           "evaluate_command", "loop_command"]
+
+_GAMES = click.Choice(["go", "gomoku"])
+
+
+def _note(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _emit(result: dict[str, Any], as_json: bool, text: str) -> None:
+    click.echo(json.dumps(result, sort_keys=True) if as_json else text)
+
+
+def _fail(error: Exception) -> click.ClickException:
+    return click.ClickException(str(error))
+
+
+def _runtime_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--device, --dtype, --runtime, --threads: how networks run (see engine.loading.EvaluatorOptions)."""
+    for option in reversed([
+        click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
+        click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True),
+        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
+                     show_default=True, help="torch.compile on CPU (auto) costs 10-25 s once per process."),
+        click.option("--threads", type=click.IntRange(1), default=None, help="Torch CPU threads [default: all]."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None,
+                       symmetry: bool = True) -> Any:
+    from engine.loading import EvaluatorOptions
+
+    return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=symmetry, runtime=runtime, threads=threads,
+                            seed=seed)
+
+
+def _rules_for(info: Any, rules_text: str | None, size: int | None, win_length: int | None = None) -> Any:
+    """The rules a model plays: ``--rules``, else the game's defaults on the model's (or ``--size``) board."""
+    from engine.rules import Rules
+    from training.models import default_rules
+
+    if rules_text:
+        rules = Rules.parse(rules_text, size=size or info.board_size)
+    else:
+        board = size or info.board_size
+        if board is None:
+            raise click.UsageError("this model fits every board size: give --size or --rules")
+        rules = default_rules(info.game, board, win_length)
+    if rules.game != info.game:
+        raise click.UsageError(f"the model plays {info.game}, not {rules.game}")
+    return rules
+
+
+# --------------------------------------------------------------- bootstrap
+@click.command("bootstrap")
+@click.argument("out_model", type=click.Path(dir_okay=False))
+@click.option("--game", type=_GAMES, default="go", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
+@click.option("--encoder", default=None, help="Feature encoder [default: zero17 for go, gomoku4 for gomoku].")
+@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks.")
+@click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer.")
+@click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
+              help="fc: AlphaGo Zero heads for one board size; pooled: any board size.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None, blocks: int, filters: int,
+                      heads: str, seed: int) -> None:
+    """Write a randomly initialised model, generation 0."""
+    from engine.model_file import read_info
+    from engine.types import EngineError
+    from training.models import BootstrapConfig, bootstrap
+
+    try:
+        path = bootstrap(out_model, BootstrapConfig(game, size, encoder, blocks, filters, heads, seed))
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    info = read_info(path)
+    click.echo(f"{path}: {info.name}, {info.describe()}")
+
+
+# ---------------------------------------------------------------- selfplay
+@click.command("selfplay")
+@click.argument("model", type=click.Path(exists=True, dir_okay=False))
+@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True,
+              help="Visits of a full search (a policy target).")
+@click.option("--cheap-readouts", type=click.IntRange(2), default=None,
+              help="Visits of a cheap search [default: readouts / 6].")
+@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True,
+              help="Playout Cap Randomization: share of moves with the full search (100: all).")
+@click.option("--games", type=click.IntRange(1), default=16, show_default=True)
+@click.option("--output-dir", type=click.Path(file_okay=False), default="games", show_default=True,
+              help="Game records; held-out games go to its holdout/ folder.")
+@click.option("--output-sgf", type=click.Path(file_okay=False), default=None, help="Also write SGF files here.")
+@click.option("--holdout-pct", type=click.FloatRange(0, 100), default=5.0, show_default=True)
+@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True,
+              help="Games in flight per process; their leaves share one network call.")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes.")
+@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
+@click.option("--temperature-moves", type=click.IntRange(0), default=None,
+              help="Opening moves sampled from the visits [default: N*N / 12].")
+@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.9, show_default=True)
+@click.option("--no-resign", is_flag=True, help="Never resign.")
+@click.option("--resign-disabled-pct", type=click.FloatRange(0, 100), default=10.0, show_default=True,
+              help="Games that may not resign, to measure false resignations.")
+@click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
+@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
+@_runtime_options
+@click.option("--seed", type=int, default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_pct: float, games: int,
+                     output_dir: str, output_sgf: str | None, holdout_pct: float, parallel_games: int, workers: int,
+                     batch_size: int, temperature_moves: int | None, resign_threshold: float, no_resign: bool,
+                     resign_disabled_pct: float, rules_text: str | None, size: int | None, device: str | None,
+                     dtype: str, runtime: str, threads: int | None, seed: int | None, as_json: bool) -> None:
+    """Play self-play games with MODEL and write their records (and SGF)."""
+    from tqdm import tqdm
+
+    from engine.model_file import read_info
+    from engine.types import EngineError
+    from training.selfplay import SelfPlayConfig, SelfPlayOutput, run_selfplay
+
+    try:
+        rules = _rules_for(read_info(model), rules_text, size)
+        config = SelfPlayConfig(readouts=readouts, cheap_readouts=cheap_readouts,
+                                full_search_share=full_search_pct / 100, parallel_games=parallel_games,
+                                batch_size=batch_size, temperature_moves=temperature_moves,
+                                resign_threshold=None if no_resign else resign_threshold,
+                                resign_disabled_share=resign_disabled_pct / 100, holdout_share=holdout_pct / 100,
+                                seed=seed)
+        output = SelfPlayOutput(Path(output_dir), None if output_sgf is None else Path(output_sgf))
+        options = _evaluator_options(device, dtype, runtime, threads, seed)
+        with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
+            summary = run_selfplay(model, rules, config, games, output, options, workers, lambda _g: bar.update(1))
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit(summary.to_dict(), as_json, summary.describe())
+
+
+# ------------------------------------------------------------------ gather
+@click.command("gather")
+@click.option("--input-directory", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Self-play game records (this folder only; not its holdout/).")
+@click.option("--sgf", "sgf_directory", type=click.Path(exists=True, file_okay=False), default=None,
+              help="SGF files anywhere below this folder (pi: the move played, z: the result).")
+@click.option("--output-directory", type=click.Path(file_okay=False), required=True)
+@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Encode for this model (its encoder, game and board).")
+@click.option("--encoder", default=None, help="Encode with this encoder (board and game from --size or the inputs).")
+@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size to keep [default: the model's, "
+              "else the first input's].")
+@click.option("--window", type=click.IntRange(1), default=None, help="Only the newest N inputs.")
+@click.option("--chunk-samples", type=click.IntRange(1), default=8192, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--json", "as_json", is_flag=True)
+def gather_command(input_directory: str | None, sgf_directory: str | None, output_directory: str,
+                   model_path: str | None, encoder: str | None, size: int | None, window: int | None,
+                   chunk_samples: int, seed: int | None, as_json: bool) -> None:
+    """Replay game records or SGF files into shuffled training chunks (idempotent)."""
+    from tqdm import tqdm
+
+    from engine.types import EngineError
+    from training.gather import GatherConfig, gather, list_inputs
+
+    if (input_directory is None) == (sgf_directory is None):
+        raise click.UsageError("give one of --input-directory and --sgf")
+    if (model_path is None) == (encoder is None):
+        raise click.UsageError("give one of --model and --encoder")
+    kind = "records" if input_directory is not None else "sgf"
+    try:
+        inputs = list_inputs(input_directory or sgf_directory, kind)  # type: ignore[arg-type]
+        target = _gather_target(model_path, encoder, size, inputs, kind)
+        with tqdm(total=len(inputs), desc="gather", unit="file", file=sys.stderr) as bar:
+            summary = gather(inputs, output_directory, target, GatherConfig(kind, window, chunk_samples, seed),
+                             bar.update)
+    except (EngineError, ValueError, OSError) as error:
+        raise _fail(error) from error
+    result = {"inputs": summary.inputs, "already_gathered": summary.already_gathered, "empty": summary.empty,
+              "rejected": summary.rejected,
+              "samples": summary.samples, "chunks": [str(p) for p in summary.chunks]}
+    _emit(result, as_json, summary.describe())
+
+
+def _gather_target(model_path: str | None, encoder: str | None, size: int | None, inputs: list[Path],
+                   kind: str) -> Any:
+    from engine.model_file import read_info
+    from engine.sgf import load_sgf_file
+    from training.gather import GatherTarget
+    from training.records import read_record
+
+    if model_path is not None:
+        info = read_info(model_path)
+        board = size or info.board_size
+        if board is None:
+            raise click.UsageError("this model fits every board size: give --size")
+        return GatherTarget(info.game, board, info.encoder)
+    if not inputs:
+        raise click.UsageError("no inputs to take the game and board size from: give --model")
+    rules = read_record(inputs[0]).rules if kind == "records" else load_sgf_file(inputs[0]).rules
+    assert encoder is not None
+    return GatherTarget(rules.game, size or rules.size, encoder.strip().lower())
+
+
+# ------------------------------------------------------------------- train
+@click.command("train")
+@click.argument("chunks", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("out_model", type=click.Path(dir_okay=False))
+@click.option("--load-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Start from this model [default: a new random network of --blocks x --filters].")
+@click.option("--generation-num", type=click.IntRange(0), default=None,
+              help="Generation of the result [default: the loaded model's + 1, else 1].")
+@click.option("--logdir", type=click.Path(file_okay=False), default=None, help="TensorBoard scalars go here.")
+@click.option("--steps", type=click.IntRange(0), default=1000, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=256, show_default=True)
+@click.option("--optimizer", type=click.Choice(["sgd", "adam"]), default="sgd", show_default=True,
+              help="SGD with Nesterov momentum, or Adam.")
+@click.option("--lr", type=click.FloatRange(0, min_open=True), default=None,
+              help="Learning rate [default: 0.02 for SGD, 0.001 for Adam].")
+@click.option("--momentum", type=click.FloatRange(0, 1), default=0.9, show_default=True)
+@click.option("--l2", type=click.FloatRange(0), default=1e-4, show_default=True, help="L2 weight penalty.")
+@click.option("--schedule", type=click.Choice(["constant", "cosine", "step"]), default="cosine", show_default=True)
+@click.option("--warmup-steps", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--value-weight", type=click.FloatRange(0), default=1.0, show_default=True)
+@click.option("--kl-target", type=click.FloatRange(0, min_open=True), default=None,
+              help="KL-adaptive learning rate: keep the policy's change per step near this KL divergence.")
+@click.option("--no-symmetries", is_flag=True, help="Train on the samples as stored (no random symmetry).")
+@click.option("--checkpoint-every", type=click.IntRange(0), default=200, show_default=True)
+@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
+@click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
+@click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
+@click.option("--device", default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, generation_num: int | None,
+                  logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
+                  l2: float, schedule: str, warmup_steps: int, value_weight: float, kl_target: float | None,
+                  no_symmetries: bool, checkpoint_every: int, blocks: int, filters: int, heads: str,
+                  device: str | None, seed: int, as_json: bool) -> None:
+    """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
+    from tqdm import tqdm
+
+    from engine.types import EngineError
+    from training.chunks import load_samples
+    from training.train import TrainConfig, train
+
+    config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,
+                         learning_rate=lr if lr is not None else (0.001 if optimizer == "adam" else 0.02),
+                         momentum=momentum, l2=l2, schedule=schedule, warmup_steps=warmup_steps,
+                         value_weight=value_weight, kl_target=kl_target, symmetries=not no_symmetries,
+                         checkpoint_every=checkpoint_every, seed=seed, device=device)
+    try:
+        samples = load_samples(list(chunks))
+        model = _start_model(samples.info, load_file, blocks, filters, heads, seed)
+        generation = generation_num if generation_num is not None else (
+            model.info.generation + 1 if load_file else 1)
+        with tqdm(total=steps, desc="train", unit="step", file=sys.stderr) as bar:
+            def on_step(done: int, metrics: dict[str, float]) -> None:
+                bar.update(done - bar.n)
+                bar.set_postfix(policy=f"{metrics['loss/policy']:.3f}", value=f"{metrics['loss/value']:.3f}",
+                                refresh=False)
+            result = train(samples, model, out_model, generation, config, logdir, on_step)
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit(result.to_dict(), as_json, result.describe())
+
+
+def _start_model(info: Any, load_file: str | None, blocks: int, filters: int, heads: str, seed: int) -> Any:
+    """The model to train: ``load_file`` (checked against the chunks), or a new network for them."""
+    import torch
+
+    from engine.model_file import Model, ModelInfo, load_model
+    from engine.net import NetConfig, PolicyValueNet
+
+    if load_file is not None:
+        return load_model(load_file, expect_game=info.game, expect_size=info.board_size,
+                          expect_encoder=info.encoder)
+    config = NetConfig(blocks, filters, info.num_planes, None if heads == "pooled" else info.board_size, heads)
+    torch.manual_seed(seed)
+    return Model(PolicyValueNet(config), ModelInfo(info.game, info.encoder, info.num_planes, config))
+
+
+# ---------------------------------------------------------------- validate
+@click.command("validate")
+@click.argument("holdout", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--load-file", type=click.Path(exists=True, dir_okay=False), required=True, help="The model.")
+@click.option("--batch-size", type=click.IntRange(1), default=1024, show_default=True)
+@click.option("--device", default=None)
+@click.option("--json", "as_json", is_flag=True)
+def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, device: str | None,
+                     as_json: bool) -> None:
+    """Policy loss, top-1 accuracy and value MSE of a model on held-out chunks (files or folders)."""
+    from engine.model_file import load_model
+    from engine.types import EngineError
+    from training.chunks import load_samples
+    from training.validate import validate
+
+    try:
+        samples = load_samples(list(holdout))
+        info = samples.info
+        model = load_model(load_file, expect_game=info.game, expect_size=info.board_size, expect_encoder=info.encoder)
+        result = validate(model.net, samples, batch_size, device)
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit({"model": model.name, **result.to_dict()}, as_json, f"{model.name} on {result.describe()}")
+
+
+# ---------------------------------------------------------------- evaluate
+@click.command("evaluate")
+@click.argument("model_a")
+@click.argument("model_b")
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=400, show_default=True, help="Visits per move of models.")
+@click.option("--parallel-games", type=click.IntRange(1), default=8, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True)
+@click.option("--temperature-moves", type=click.IntRange(0), default=2, show_default=True,
+              help="Opening moves sampled from the visits, so that games differ.")
+@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.95, show_default=True)
+@click.option("--no-resign", is_flag=True)
+@click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
+@click.option("--rules", "rules_text", default=None, help="Rules string [default: the model's game, default rules].")
+@click.option("--game", type=_GAMES, default=None, help="Game, when both players are baselines.")
+@click.option("--size", type=click.IntRange(2, 25), default=None)
+@click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
+@_runtime_options
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parallel_games: int, batch_size: int,
+                     temperature_moves: int, resign_threshold: float, no_resign: bool, sgf_dir: str | None,
+                     rules_text: str | None, game: str | None, size: int | None, win_length: int | None,
+                     device: str | None, dtype: str, runtime: str, threads: int | None, seed: int,
+                     as_json: bool) -> None:
+    """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`): win rate and Elo."""
+    from tqdm import tqdm
+
+    from engine.types import EngineError
+    from training.match import MatchConfig, make_agent, play_match
+
+    try:
+        rules = _match_rules(model_a, model_b, rules_text, game, size, win_length)
+        config = MatchConfig(games=games, visits=visits, parallel_games=parallel_games, batch_size=batch_size,
+                             temperature_moves=temperature_moves,
+                             resign_threshold=None if no_resign else resign_threshold, seed=seed)
+        options = _evaluator_options(device, dtype, runtime, threads, seed)
+        a, b = make_agent(model_a, rules, config, options), make_agent(model_b, rules, config, options)
+        with tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr) as bar:
+            result = play_match(a, b, rules, config, sgf_dir, lambda _r: bar.update(1))
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit({"rules": str(rules), **result.to_dict()}, as_json, result.describe())
+
+
+def _match_rules(a: str, b: str, rules_text: str | None, game: str | None, size: int | None,
+                 win_length: int | None) -> Any:
+    from engine.model_file import read_info
+    from engine.rules import Rules
+    from training.match import is_baseline
+    from training.models import default_rules
+
+    models = [spec for spec in (a, b) if not is_baseline(spec)]
+    for spec in models:
+        if not Path(spec).is_file():
+            raise click.UsageError(f"{spec} is neither a model file nor a baseline (random, mcts-rollouts[:N])")
+    if models:
+        return _rules_for(read_info(models[0]), rules_text, size, win_length)
+    if rules_text:
+        return Rules.parse(rules_text, size=size)
+    if game is None or size is None:
+        raise click.UsageError("two baselines: give --rules, or --game and --size")
+    return default_rules(game, size, win_length)
+
+
+# -------------------------------------------------------------------- loop
+_LOOP_FIELDS = {  # option name -> (section of LoopConfig or None, field), possibly several pairs
+    "game": ("bootstrap", "game"), "size": ("bootstrap", "size"), "encoder": ("bootstrap", "encoder"),
+    "blocks": ("bootstrap", "blocks"), "filters": ("bootstrap", "filters"), "heads": ("bootstrap", "heads"),
+    "seed": ("bootstrap", "seed", "selfplay", "seed", "train", "seed", "match", "seed"),
+    "rules_text": (None, "rules"), "win_length": (None, "win_length"),
+    "generations": (None, "generations"), "games": (None, "games_per_generation"), "window": (None, "window"),
+    "readouts": ("selfplay", "readouts"), "cheap_readouts": ("selfplay", "cheap_readouts"),
+    "parallel_games": ("selfplay", "parallel_games"), "holdout_pct": ("selfplay", "holdout_share"),
+    "full_search_pct": ("selfplay", "full_search_share"), "workers": (None, "workers"),
+    "steps": ("train", "steps"), "batch_size": ("train", "batch_size"), "lr": ("train", "learning_rate"),
+    "optimizer": ("train", "optimizer"), "kl_target": ("train", "kl_target"), "l2": ("train", "l2"),
+    "gate_games": (None, "gate_games"), "gate_threshold": (None, "gate_threshold"),
+    "rating_games": (None, "rating_games"), "rating_opponent": (None, "rating_opponent"),
+    "match_visits": ("match", "visits"), "device": (None, "device"), "runtime": (None, "runtime"),
+    "threads": (None, "threads"),
+}
+_PERCENT = {"holdout_pct", "full_search_pct"}
+
+
+def _loop_config(base: Any, values: dict[str, Any], given: set[str]) -> Any:
+    """``base`` with the options in ``given`` applied (all of them for a new run)."""
+    from dataclasses import replace
+
+    changes: dict[str | None, dict[str, Any]] = {}
+    for name in given:
+        targets = _LOOP_FIELDS[name]
+        value = values[name] / 100 if name in _PERCENT else values[name]
+        for section, field in zip(targets[::2], targets[1::2]):
+            changes.setdefault(section, {})[field] = value
+    top = changes.pop(None, {})
+    for section, fields in changes.items():
+        top[section] = replace(getattr(base, section), **fields)
+    return replace(base, **top)
+
+
+@click.command("loop")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--game", type=_GAMES, default="gomoku", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=6, show_default=True)
+@click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
+@click.option("--rules", "rules_text", default=None, help="Rules string (overrides --win-length).")
+@click.option("--encoder", default=None)
+@click.option("--blocks", type=click.IntRange(0), default=2, show_default=True)
+@click.option("--filters", type=click.IntRange(1), default=32, show_default=True)
+@click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
+@click.option("--generations", type=click.IntRange(1), default=10, show_default=True)
+@click.option("--games", type=click.IntRange(1), default=200, show_default=True, help="Self-play games a generation.")
+@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--cheap-readouts", type=click.IntRange(2), default=None)
+@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
+@click.option("--holdout-pct", type=click.FloatRange(0, 100), default=5.0, show_default=True)
+@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--steps", type=click.IntRange(0), default=1000, show_default=True, help="Training steps a generation.")
+@click.option("--batch-size", type=click.IntRange(1), default=256, show_default=True)
+@click.option("--lr", type=click.FloatRange(0, min_open=True), default=0.02, show_default=True)
+@click.option("--optimizer", type=click.Choice(["sgd", "adam"]), default="sgd", show_default=True)
+@click.option("--kl-target", type=click.FloatRange(0, min_open=True), default=None)
+@click.option("--l2", type=click.FloatRange(0), default=1e-4, show_default=True)
+@click.option("--window", type=click.IntRange(1), default=4, show_default=True,
+              help="Generations of samples a generation trains on.")
+@click.option("--gate-games", type=click.IntRange(0), default=0, show_default=True,
+              help="Games of a new generation against the best (0: always accept).")
+@click.option("--gate-threshold", type=click.FloatRange(0, 1), default=0.55, show_default=True)
+@click.option("--rating-games", type=click.IntRange(0), default=0, show_default=True,
+              help="Games of each accepted generation against --rating-opponent (0: no ratings).")
+@click.option("--rating-opponent", default="mcts-rollouts:1000", show_default=True)
+@click.option("--match-visits", type=click.IntRange(2), default=400, show_default=True,
+              help="Visits per move of models in gating and rating games.")
+@click.option("--device", default=None)
+@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.pass_context
+def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
+    """Bootstrap, then self-play, gather, train (and gate, rate) generation after generation in RUN_DIR.
+
+    Resumable: run the same command again after a kill. On a run that exists,
+    only the options given on the command line change its stored settings.
+    """
+    from engine.types import EngineError
+    from training.loop import LoopConfig, load_config, run_loop
+
+    given = {name for name in values if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
+    try:
+        stored = load_config(run_dir)
+        config = _loop_config(LoopConfig(), values, set(values)) if stored is None else _loop_config(
+            stored, values, given)
+        state = run_loop(run_dir, config, _note)
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    click.echo(f"{len(state['history']) - 1} generations in {run_dir}; best model {state['best']}; "
+               f"ratings in {Path(run_dir) / 'ratings.md'}")

@@ -1,0 +1,279 @@
+"""``gather``: game records and SGF files in, shuffled training chunks out.
+
+Every input is replayed move by move through :class:`~engine.game.Game` (so
+an illegal move is caught) and encoded with the target encoder. A self-play
+record yields one sample per full-search move (pi: its visit distribution);
+an SGF record yields one sample per move (pi: the move played, one-hot). z is
+the recorded result from the side to move's point of view.
+
+Inputs are taken in name order (``window``: only the newest N) and grouped:
+a group's samples are shuffled and written as one chunk whose metadata lists
+the group's inputs by SHA-256, and ``manifest.json`` in the output folder is
+then updated. A re-run skips every input the manifest (or a chunk the
+manifest has not caught up with, after a kill) already holds, so gathering
+is idempotent and a kill loses at most the group in flight. Inputs without
+samples, or rejected (another board; an SGF that does not read or replay), are
+listed in the manifest too, with the reason, and not read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.game import Game
+from engine.sgf import GameRecord, load_sgf_file
+from engine.types import IllegalMoveError, SGFError
+from training.atomic import read_json, write_json
+from training.chunks import CHUNK_SUFFIX, ChunkInfo, list_chunks, pack_planes, read_chunk_info, write_chunk
+from training.errors import ChunkFormatError, RecordFormatError
+from training.records import SelfPlayRecord, list_records, read_record
+
+__all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "gather", "list_inputs", "MANIFEST",
+           "samples_from_record", "samples_from_sgf"]
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "engine-gather-manifest"
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class GatherTarget:
+    """The game, board size and encoder the chunks are for (a model's, or named on the command line)."""
+
+    game: str
+    board_size: int
+    encoder: str
+
+    def describe(self) -> str:
+        return f"{self.game} {self.board_size}x{self.board_size} with encoder {self.encoder}"
+
+
+@dataclass(frozen=True)
+class GatherConfig:
+    """``kind``: ``records`` (self-play) or ``sgf``; ``window``: only the newest N inputs;
+    ``chunk_samples``: samples per chunk (a group of inputs is closed once it has that many)."""
+
+    kind: str = "records"
+    window: int | None = None
+    chunk_samples: int = 8192
+    seed: int | None = None
+
+
+@dataclass
+class GatherSummary:
+    """Inputs gathered now, seen by an earlier run, without samples (no full-search move), rejected
+    (another board, an unreadable or illegal SGF); samples and chunks written now."""
+
+    inputs: int = 0
+    already_gathered: int = 0
+    empty: int = 0
+    rejected: int = 0
+    samples: int = 0
+    chunks: list[Path] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return (f"{self.inputs} new inputs gathered into {len(self.chunks)} chunks ({self.samples} samples); "
+                f"{self.already_gathered} already gathered, {self.empty} without samples, {self.rejected} rejected")
+
+
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray]   # planes [M, C, N, N], policy float32[M, A], value float32[M]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def list_inputs(directory: str | os.PathLike[str], kind: str) -> list[Path]:
+    """Records directly in ``directory``, or ``*.sgf`` files anywhere below it, in name order."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"input folder {directory} does not exist")
+    if kind == "records":
+        return list_records(directory)
+    return sorted(p for p in directory.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file())
+
+
+# ------------------------------------------------------------------ replay
+def _encode(encoder: Any, games: list[Game]) -> np.ndarray:
+    return encoder.encode_batch(games) if games else np.zeros((0, *encoder.shape), dtype=encoder.dtype)
+
+
+def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "record") -> Arrays:
+    """The full-search moves of a self-play record as samples; RecordFormatError on an illegal move."""
+    rules = record.rules
+    if record.result is None:
+        raise RecordFormatError(f"game record {name}: no result")
+    game = Game(rules)
+    states, policies, values = [], [], []
+    for number, (action, target, visits) in enumerate(zip(record.actions, record.targets, record.visits), 1):
+        if target and visits:
+            policy = np.zeros(rules.num_actions, dtype=np.float32)
+            for a, n in visits:
+                policy[a] += n
+            if policy.sum() > 0:
+                states.append(game.copy())
+                policies.append(policy / policy.sum())
+                values.append(record.result.value_for(game.to_play))
+        try:
+            game.play(action)
+        except IllegalMoveError as error:
+            raise RecordFormatError(f"game record {name}: move {number} is illegal ({error})") from error
+    return (_encode(encoder, states), np.asarray(policies, np.float32).reshape(-1, rules.num_actions),
+            np.asarray(values, np.float32))
+
+
+def samples_from_sgf(record: GameRecord, encoder: Any) -> Arrays:
+    """Every move of an SGF record as a sample: pi the move played, z the recorded result."""
+    if record.result is None:
+        raise SGFError("no result (RE) to learn the value from")
+    rules = record.rules
+    game = record.replay(upto=0)
+    states, actions, values = [], [], []
+    for number, move in enumerate(record.moves, 1):
+        state = game if move.color == game.to_play else game.with_side_to_move(move.color)
+        states.append(state.copy())
+        actions.append(move.action)
+        values.append(record.result.value_for(move.color))
+        try:
+            game.play(move.action, move.color)
+        except IllegalMoveError as error:
+            raise SGFError(f"move {number} is illegal: {error.reason}") from error
+    policy = np.zeros((len(actions), rules.num_actions), dtype=np.float32)
+    policy[np.arange(len(actions)), actions] = 1.0
+    return _encode(encoder, states), policy, np.asarray(values, np.float32)
+
+
+# ---------------------------------------------------------------- manifest
+def _new_manifest(target: GatherTarget) -> dict[str, Any]:
+    return {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION, "game": target.game,
+            "board_size": target.board_size, "encoder": target.encoder, "inputs": {}, "chunks": []}
+
+
+def _load_manifest(output: Path, target: GatherTarget) -> dict[str, Any]:
+    """The output folder's manifest (new if absent), caught up with chunks a kill left unlisted."""
+    path = output / MANIFEST
+    if path.exists():
+        try:
+            manifest = read_json(path)
+            if manifest.get("format") != MANIFEST_FORMAT or manifest.get("format_version") != MANIFEST_VERSION:
+                raise ValueError("not a gather manifest of format version 1")
+            described = GatherTarget(manifest["game"], int(manifest["board_size"]), manifest["encoder"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ChunkFormatError(f"gather manifest {path}: {error}") from error
+        if described != target:
+            raise ChunkFormatError(f"{output} holds chunks for {described.describe()}, not {target.describe()}: "
+                                   f"gather into another folder")
+    else:
+        manifest = _new_manifest(target)
+    listed = set(manifest["chunks"])
+    for chunk in list_chunks([output]) if output.is_dir() else []:
+        if chunk.name not in listed:
+            info = read_chunk_info(chunk)
+            manifest["chunks"].append(chunk.name)
+            for digest in info.sources:
+                manifest["inputs"].setdefault(digest, {"chunk": chunk.name})
+    return manifest
+
+
+def _next_chunk_path(output: Path, manifest: dict[str, Any]) -> Path:
+    numbers = [int(name[6:12]) for name in manifest["chunks"] if name.startswith("chunk-") and name[6:12].isdigit()]
+    return output / f"chunk-{max(numbers, default=-1) + 1:06d}{CHUNK_SUFFIX}"
+
+
+# ------------------------------------------------------------------ gather
+def _samples_of(path: Path, kind: str, encoder: Any, target: GatherTarget) -> Arrays | str:
+    """The samples of one input, or why it is rejected (logged as a warning)."""
+    try:
+        if kind == "records":
+            record = read_record(path)
+            rules = record.rules
+        else:
+            sgf = load_sgf_file(path)
+            rules = sgf.rules
+        if rules.game != target.game or rules.size != target.board_size:
+            size = target.board_size
+            reason = f"{rules.game} {rules.size}x{rules.size}, not {target.game} {size}x{size}"
+        else:
+            return samples_from_record(record, encoder, str(path)) if kind == "records" else samples_from_sgf(
+                sgf, encoder)
+    except SGFError as error:
+        reason = str(error)
+    log.warning("skipping %s: %s", path, reason)
+    return reason
+
+
+def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: GatherTarget,
+           config: GatherConfig = GatherConfig(),
+           progress: Callable[[int], None] | None = None) -> GatherSummary:
+    """Gather ``inputs`` (record or SGF files, see :func:`list_inputs`) into chunks in ``output``.
+
+    Self-play records that do not read or replay raise RecordFormatError
+    naming the file; SGF files with problems are skipped with a warning, as
+    collections from elsewhere often hold a few. ``progress(n)`` is told of
+    every n inputs handled.
+    """
+    from encoders import get_encoder
+    from engine.rules import Rules
+
+    output = Path(output)
+    rules = Rules.go(target.board_size) if target.game == "go" else Rules.gomoku(target.board_size)
+    encoder = get_encoder(target.encoder, rules)
+    manifest = _load_manifest(output, target)
+    inputs = list(inputs)[-config.window:] if config.window else list(inputs)
+    summary = GatherSummary()
+    rng = np.random.default_rng(config.seed)
+    group: list[tuple[str, Path, Arrays]] = []
+    for path in inputs:
+        digest = _digest(path)
+        if digest in manifest["inputs"] or any(digest == d for d, _, _ in group):
+            summary.already_gathered += 1
+        else:
+            samples = _samples_of(path, config.kind, encoder, target)
+            if isinstance(samples, str):
+                summary.rejected += 1
+                manifest["inputs"][digest] = {"chunk": None, "name": path.name, "samples": 0, "rejected": samples}
+            elif len(samples[2]) == 0:
+                summary.empty += 1
+                manifest["inputs"][digest] = {"chunk": None, "name": path.name, "samples": 0}
+            else:
+                group.append((digest, path, samples))
+                if sum(len(s[2]) for _, _, s in group) >= config.chunk_samples:
+                    _write_group(output, manifest, group, encoder, target, rng, summary)
+                    group = []
+        if progress is not None:
+            progress(1)
+    if group:
+        _write_group(output, manifest, group, encoder, target, rng, summary)
+    output.mkdir(parents=True, exist_ok=True)
+    write_json(output / MANIFEST, manifest)
+    return summary
+
+
+def _write_group(output: Path, manifest: dict[str, Any], group: list[tuple[str, Path, Arrays]], encoder: Any,
+                 target: GatherTarget, rng: np.random.Generator, summary: GatherSummary) -> None:
+    """Shuffle the group's samples into one chunk, then record its inputs in the manifest."""
+    planes = np.concatenate([s[0] for _, _, s in group])
+    policy = np.concatenate([s[1] for _, _, s in group])
+    value = np.concatenate([s[2] for _, _, s in group])
+    order = rng.permutation(len(value))
+    packed, coding = pack_planes(planes[order])
+    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(value),
+                     tuple(digest for digest, _, _ in group))
+    path = write_chunk(_next_chunk_path(output, manifest), info, packed, policy[order], value[order])
+    manifest["chunks"].append(path.name)
+    for digest, source, samples in group:
+        manifest["inputs"][digest] = {"chunk": path.name, "name": source.name, "samples": int(len(samples[2]))}
+    write_json(output / MANIFEST, manifest)
+    summary.inputs += len(group)
+    summary.samples += len(value)
+    summary.chunks.append(path)

@@ -1,0 +1,424 @@
+"""``loop``: bootstrap, then self-play -> gather -> train -> (gate) -> (rate), generation after generation.
+
+The run directory holds everything, and the loop resumes from it after a kill::
+
+    RUN_DIR/run.json          the run's settings (LoopConfig, format version 1)
+    RUN_DIR/state.json        progress: the best model, the next generation, the phase, the history
+    RUN_DIR/models/           000000-b6c64.safetensors, 000001-b6c64.safetensors, ...
+    RUN_DIR/games/000001/     records played by the best model to train generation 1 (+ holdout/)
+    RUN_DIR/sgf/000001/       the same games as SGF
+    RUN_DIR/chunks/000001/    gathered training samples (+ manifest.json); holdout/000001/ the held-out ones
+    RUN_DIR/tensorboard/      training scalars, by global training step
+    RUN_DIR/matches/000001/   SGF of the gating and rating matches
+    RUN_DIR/ratings.md        the ratings table; RUN_DIR/progress.png the loss and rating plot
+
+Generation g is trained from the best model on the chunks of the last
+``window`` generations. With ``gate_games`` > 0 it replaces the best model
+only if it scores at least ``gate_threshold`` against it. With
+``rating_games`` > 0 every accepted generation (and generation 0) plays the
+``rating_opponent`` (``mcts-rollouts:1000`` by default) for the ratings
+table: Elo relative to that opponent. Each phase resumes where a kill left it
+(self-play counts the games already written, gather skips what it gathered,
+training restarts from its checkpoint); a match in flight is replayed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from training.atomic import atomic_path, read_json, write_json, write_text
+from training.errors import RunStateError
+from training.match import MatchConfig
+from training.models import BootstrapConfig
+from training.selfplay import HOLDOUT_DIR, SelfPlayConfig
+from training.stats import signed
+from training.train import TrainConfig
+
+__all__ = ["LoopConfig", "run_loop", "load_config", "RUN_FILE", "STATE_FILE", "PHASES"]
+
+log = logging.getLogger(__name__)
+
+RUN_FILE = "run.json"
+STATE_FILE = "state.json"
+RUN_VERSION = 1
+PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """Everything a run needs; stored in ``run.json``. ``rules`` (a rules string) overrides the
+    game's default rules for ``bootstrap.game`` / ``bootstrap.size`` (and ``win_length`` for Gomoku)."""
+
+    bootstrap: BootstrapConfig = field(default_factory=lambda: BootstrapConfig("gomoku", 6, blocks=2, filters=32))
+    rules: str | None = None
+    win_length: int | None = None
+    generations: int = 10
+    games_per_generation: int = 200
+    window: int = 4
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    match: MatchConfig = field(default_factory=lambda: MatchConfig(games=0))
+    gate_games: int = 0
+    gate_threshold: float = 0.55
+    rating_opponent: str = "mcts-rollouts:1000"
+    rating_games: int = 0
+    workers: int = 1
+    device: str | None = None
+    runtime: str = "auto"
+    threads: int | None = None
+
+    def game_rules(self) -> Any:
+        from engine.rules import Rules
+        from training.models import default_rules
+
+        if self.rules:
+            return Rules.parse(self.rules)
+        return default_rules(self.bootstrap.game, self.bootstrap.size, self.win_length)
+
+    def evaluator_options(self, symmetry: bool = True) -> Any:
+        from engine.loading import EvaluatorOptions
+
+        return EvaluatorOptions(device=self.device, random_symmetry=symmetry, runtime=self.runtime,
+                                threads=self.threads)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format_version": RUN_VERSION, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "LoopConfig":
+        data = dict(data)
+        if data.pop("format_version", None) != RUN_VERSION:
+            raise ValueError(f"not a format version {RUN_VERSION} run file")
+        nested = {"bootstrap": BootstrapConfig, "selfplay": SelfPlayConfig, "train": TrainConfig,
+                  "match": MatchConfig}
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown settings {', '.join(sorted(unknown))}")
+        return cls(**{key: nested[key](**value) if key in nested else value for key, value in data.items()})
+
+
+def load_config(run_dir: str | os.PathLike[str]) -> LoopConfig | None:
+    """The settings stored in ``run_dir`` (None for a new run)."""
+    path = Path(run_dir) / RUN_FILE
+    if not path.exists():
+        return None
+    try:
+        return LoopConfig.from_dict(read_json(path))
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        raise RunStateError(f"run file {path}: {error}") from error
+
+
+# ---------------------------------------------------------------------- state
+def _gen(number: int) -> str:
+    return f"{number:06d}"
+
+
+class _Run:
+    """Paths and state of one run directory."""
+
+    def __init__(self, root: Path, config: LoopConfig, report: Callable[[str], None]) -> None:
+        self.root = root
+        self.config = config
+        self.report = report
+        self.rules = config.game_rules()
+        self.state: dict[str, Any] = {}
+
+    def path(self, *parts: str) -> Path:
+        return self.root.joinpath(*parts)
+
+    def load_state(self) -> bool:
+        path = self.path(STATE_FILE)
+        if not path.exists():
+            return False
+        try:
+            self.state = read_json(path)
+            if self.state.get("format_version") != RUN_VERSION:
+                raise ValueError("not a format version 1 state file")
+            missing = [key for key in ("best", "next", "phase", "history", "current") if key not in self.state]
+            if missing:
+                raise ValueError(f"missing {', '.join(missing)}")
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise RunStateError(f"state file {path}: {error}") from error
+        return True
+
+    def save_state(self) -> None:
+        write_json(self.path(STATE_FILE), self.state)
+
+    @property
+    def best(self) -> Path:
+        return self.path(self.state["best"])
+
+    def model_path(self, generation: int) -> Path:
+        from engine.model_file import SUFFIX, model_name
+        from engine.net import NetConfig
+
+        boot = self.config.bootstrap  # a model's name depends on blocks, filters and heads, not the planes
+        net = NetConfig(boot.blocks, boot.filters, 1, None if boot.heads == "pooled" else boot.size, boot.heads)
+        return self.path("models", model_name(generation, net) + SUFFIX)
+
+
+# ------------------------------------------------------------------- phases
+def _bootstrap(run: _Run) -> None:
+    from training.models import bootstrap
+
+    path = bootstrap(run.model_path(0), run.config.bootstrap)
+    run.state = {"format_version": RUN_VERSION, "best": str(path.relative_to(run.root)), "next": 1,
+                 "phase": "selfplay", "current": {}, "history": []}
+    row: dict[str, Any] = {"generation": 0, "model": path.name, "accepted": True}
+    if run.config.rating_games:
+        row["rating"] = _rate(run, path, 0)
+    run.state["history"].append(row)
+    run.save_state()
+    run.report(f"bootstrapped {path.name}")
+
+
+def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from training.records import list_records
+    from training.selfplay import SelfPlayOutput, run_selfplay
+
+    games_dir = run.path("games", _gen(generation))
+    have = len(list_records(games_dir)) + len(list_records(games_dir / HOLDOUT_DIR))
+    todo = max(run.config.games_per_generation - have, 0)
+    if todo == 0:
+        return {"games": have}
+    config = run.config.selfplay
+    if config.seed is not None:
+        config = SelfPlayConfig(**{**asdict(config), "seed": config.seed + 1_000_003 * generation + have})
+    output = SelfPlayOutput(games_dir, run.path("sgf", _gen(generation)))
+    with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
+        summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
+                               run.config.workers, lambda _game: bar.update(1))
+    run.report(f"generation {generation} self-play: {summary.describe()}")
+    return {"games": have + summary.games, **{k: summary.to_dict()[k] for k in (
+        "moves", "targets", "black_wins", "white_wins", "draws", "games_per_hour", "false_resign_rate")}}
+
+
+def _target(run: _Run) -> Any:
+    from engine.model_file import read_info
+    from training.gather import GatherTarget
+
+    info = read_info(run.best)
+    return GatherTarget(info.game, run.rules.size, info.encoder)
+
+
+def _gather(run: _Run, generation: int) -> dict[str, Any]:
+    from training.gather import GatherConfig, gather, list_inputs
+
+    target = _target(run)
+    games_dir = run.path("games", _gen(generation))
+    config = GatherConfig(kind="records", seed=generation)
+    main = gather(list_inputs(games_dir, "records"), run.path("chunks", _gen(generation)), target, config)
+    held: list[Path] = list_inputs(games_dir / HOLDOUT_DIR, "records") if (games_dir / HOLDOUT_DIR).is_dir() else []
+    holdout = gather(held, run.path("holdout", _gen(generation)), target, config)
+    run.report(f"generation {generation} gather: {main.describe()}; holdout: {holdout.describe()}")
+    return {"samples": main.samples, "holdout_samples": holdout.samples}
+
+
+def _chunk_dirs(run: _Run, kind: str, generations: range) -> list[Path]:
+    from training.chunks import list_chunks
+
+    dirs = [run.path(kind, _gen(g)) for g in generations]
+    return [d for d in dirs if d.is_dir() and list_chunks([d])]
+
+
+def _train(run: _Run, generation: int) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from engine.model_file import load_model
+    from training.chunks import ChunkInfo, load_samples
+    from training.train import train
+
+    model = load_model(run.best)
+    info = model.info
+    window = range(max(1, generation - run.config.window + 1), generation + 1)
+    dirs = _chunk_dirs(run, "chunks", window)
+    if not dirs:
+        raise RunStateError(f"generation {generation} has no training samples in {run.path('chunks')}")
+    expect = ChunkInfo(info.game, run.rules.size, info.encoder, info.num_planes, "bits", 0)
+    samples = load_samples(dirs, expect)
+    config = run.config.train
+    with tqdm(total=config.steps, desc=f"train {_gen(generation)}", unit="step", leave=False) as bar:
+        result = train(samples, model, run.model_path(generation), generation, config, run.path("tensorboard"),
+                       lambda done, _metrics: bar.update(done - bar.n))
+    run.report(f"generation {generation} training: {result.describe()}")
+    return {"steps": result.steps, "train_samples": result.samples, "train_policy_loss": result.policy_loss,
+            "train_value_loss": result.value_loss, "train_top1": result.top1}
+
+
+def _validate(run: _Run, generation: int) -> dict[str, Any]:
+    from engine.model_file import load_model
+    from training.chunks import load_samples
+    from training.validate import validate
+
+    dirs = _chunk_dirs(run, "holdout", range(generation, generation + 1))
+    if not dirs:
+        return {}
+    model = load_model(run.model_path(generation))
+    result = validate(model.net, load_samples(dirs), device=run.config.device)
+    run.report(f"generation {generation} holdout: {result.describe()}")
+    return {"holdout_policy_loss": result.policy_loss, "holdout_top1": result.top1,
+            "holdout_value_mse": result.value_mse}
+
+
+def _match(run: _Run, a: str, b: str, games: int, directory: Path) -> Any:
+    from tqdm import tqdm
+
+    from training.match import make_agent, play_match
+
+    config = MatchConfig(**{**asdict(run.config.match), "games": games})
+    options = run.config.evaluator_options()
+    first, second = make_agent(a, run.rules, config, options), make_agent(b, run.rules, config, options)
+    with tqdm(total=games, desc=f"{first.name} vs {second.name}", unit="game", leave=False) as bar:
+        result = play_match(first, second, run.rules, config, directory, lambda _r: bar.update(1))
+    run.report(result.describe())
+    return result
+
+
+def _gate(run: _Run, generation: int) -> dict[str, Any]:
+    if not run.config.gate_games:
+        return {"accepted": True}
+    result = _match(run, str(run.model_path(generation)), str(run.best), run.config.gate_games,
+                    run.path("matches", _gen(generation), "gate"))
+    return {"accepted": result.rate >= run.config.gate_threshold, "gate_rate": result.rate,
+            "gate_elo": result.elo}
+
+
+def _rate(run: _Run, model: Path, generation: int) -> dict[str, Any]:
+    result = _match(run, str(model), run.config.rating_opponent, run.config.rating_games,
+                    run.path("matches", _gen(generation), "rating"))
+    low, high = result.elo_interval()
+    return {"opponent": result.b, "games": result.games, "win_rate": result.rate, "elo": result.elo,
+            "elo_low": low, "elo_high": high}
+
+
+def _phase(run: _Run, phase: str, generation: int) -> dict[str, Any]:
+    if phase == "selfplay":
+        return {"selfplay": _selfplay(run, generation)}
+    if phase == "gather":
+        return _gather(run, generation)
+    if phase == "train":
+        return _train(run, generation)
+    if phase == "validate":
+        return _validate(run, generation)
+    if phase == "gate":
+        return _gate(run, generation)
+    accepted = run.state["current"].get("accepted", True)
+    if not run.config.rating_games or not accepted:
+        return {}
+    return {"rating": _rate(run, run.model_path(generation), generation)}
+
+
+def _finish_generation(run: _Run, generation: int, seconds: float) -> None:
+    row = {"generation": generation, "model": run.model_path(generation).name, **run.state["current"],
+           "seconds": round(seconds + run.state["current"].get("seconds", 0.0), 1)}
+    run.state["history"].append(row)
+    if row.get("accepted", True):
+        run.state["best"] = str(run.model_path(generation).relative_to(run.root))
+    run.state["next"] = generation + 1
+    run.state["phase"] = PHASES[0]
+    run.state["current"] = {}
+    run.save_state()
+    write_text(run.path("ratings.md"), ratings_table(run.state["history"]))
+    plot_progress(run.state["history"], run.path("progress.png"))
+
+
+def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callable[[str], None] = log.info,
+             after_phase: Callable[[int, str], None] | None = None) -> dict[str, Any]:
+    """Run (or resume) the loop in ``run_dir`` until ``config.generations`` generations exist.
+
+    ``after_phase(generation, phase)`` is called after each phase is saved (tests
+    interrupt the loop there). Returns the final state.
+    """
+    root = Path(run_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    write_json(root / RUN_FILE, config.to_dict())
+    run = _Run(root, config, report)
+    if not run.load_state():
+        _bootstrap(run)
+    while run.state["next"] <= config.generations:
+        generation = run.state["next"]
+        started = time.perf_counter()
+        for phase in PHASES[PHASES.index(run.state["phase"]):]:
+            run.state["current"].update(_phase(run, phase, generation))
+            following = PHASES.index(phase) + 1
+            run.state["phase"] = PHASES[following] if following < len(PHASES) else "done"
+            run.save_state()
+            if after_phase is not None:
+                after_phase(generation, phase)
+        _finish_generation(run, generation, time.perf_counter() - started)
+    return run.state
+
+
+# ------------------------------------------------------------------ reports
+def _number(value: Any, spec: str) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
+
+
+def ratings_table(history: list[dict[str, Any]]) -> str:
+    """The history as a Markdown table: losses, holdout accuracy, gate and rating per generation."""
+    lines = ["| gen | model | accepted | steps | train policy | train value | holdout policy | holdout top-1 | "
+             "gate | vs opponent | Elo (95% CI) |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for row in history:
+        rating = row.get("rating") or {}
+        elo = ""
+        if rating:
+            elo = f"{signed(rating['elo'])} ({signed(rating['elo_low'])}, {signed(rating['elo_high'])})"
+        vs = f"{100 * rating['win_rate']:.0f}% of {rating['games']}" if rating else ""
+        lines.append(
+            f"| {row['generation']} | {row['model']} | {'yes' if row.get('accepted', True) else 'no'} | "
+            f"{row.get('steps', '')} | {_number(row.get('train_policy_loss'), '.3f')} | "
+            f"{_number(row.get('train_value_loss'), '.3f')} | {_number(row.get('holdout_policy_loss'), '.3f')} | "
+            f"{_number(100 * row['holdout_top1'] if 'holdout_top1' in row else None, '.1f')} | "
+            f"{_number(row.get('gate_rate'), '.2f')} | {vs} | {elo} |")
+    opponent = next((row["rating"]["opponent"] for row in history if row.get("rating")), None)
+    note = f"\nElo is relative to {opponent} (0 = even).\n" if opponent else "\n"
+    return "\n".join(lines) + "\n" + note
+
+
+def plot_progress(history: list[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
+    """A PNG with the losses (left) and the rating (right) per generation."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    figure, (losses, ratings) = plt.subplots(1, 2, figsize=(10, 4))
+    for key, label in (("train_policy_loss", "train policy"), ("train_value_loss", "train value MSE"),
+                       ("holdout_policy_loss", "holdout policy"), ("holdout_value_mse", "holdout value MSE")):
+        points = [(row["generation"], row[key]) for row in history if row.get(key) is not None]
+        if points:
+            losses.plot(*zip(*points), marker="o", label=label)
+    losses.set_xlabel("generation")
+    losses.set_ylabel("loss")
+    losses.set_title("losses")
+    if losses.lines:
+        losses.legend()
+    rated = [row for row in history if row.get("rating")]
+    if rated:
+        x = [row["generation"] for row in rated]
+        y = [row["rating"]["elo"] for row in rated]
+        errors = [[v - row["rating"]["elo_low"] for v, row in zip(y, rated)],
+                  [row["rating"]["elo_high"] - v for v, row in zip(y, rated)]]
+        ratings.errorbar(x, y, yerr=errors, marker="o", capsize=3)
+        ratings.set_ylabel(f"Elo vs {rated[0]['rating']['opponent']}")
+    ratings.set_xlabel("generation")
+    ratings.set_title("rating")
+    for axes in (losses, ratings):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.tight_layout()
+    with atomic_path(path) as temp:
+        figure.savefig(temp, format="png", dpi=80)
+    plt.close(figure)
+    return Path(path)

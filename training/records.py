@@ -1,0 +1,167 @@
+"""Self-play game records: what one game produced, written as one gzip-compressed JSON file.
+
+A record is ``NAME.game.json.gz`` (gzip's CRC catches truncation and bit
+rot). Format version 1 is one JSON object::
+
+    {"format": "engine-game", "format_version": 1,
+     "rules": "freestyle size=6 k=4",     # Rules.parse reads it back
+     "model": "000003-b6c64",             # the network that played both sides
+     "created": "2025-01-31T12:00:00+00:00",
+     "readouts": 400, "cheap_readouts": 64,
+     "resign_disabled": false,            # this game could not resign (false-resign measurement)
+     "would_resign": null,                # resign-disabled games: "B"/"W", the first side that would have
+     "result": {"sgf": "B+R", "winner": "B", "margin": null, "reason": "resign"},
+                                          # winner "B"/"W"/null (draw); margin in points when scored;
+                                          # reason: score, resign, five, full-board (engine.types.Outcome)
+     "actions": [14, 21, ...],            # every move from the empty board, side to move playing; pass = N*N
+     "targets": [true, false, ...],       # full-search moves: policy targets (Playout Cap Randomization)
+     "visits": [[[14, 250], [21, 90]], null, ...],   # per move: [action, visits] pairs of a full search,
+                                          # null for a cheap-search move
+     "values": [0.05, -0.12, ...]}        # root value of each search, from the mover's point of view
+
+Every list has one entry per move. :func:`read_record` checks the format,
+the version, the lengths and the action range, and raises
+:class:`~training.errors.RecordFormatError` naming the file; legality is
+checked when ``gather`` replays the moves through :class:`~engine.game.Game`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import os
+import uuid
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.rules import Rules
+from engine.types import Color, Outcome, RulesError
+from training.atomic import write_bytes
+from training.errors import RecordFormatError
+
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord", "write_record", "read_record",
+           "record_name", "list_records"]
+
+RECORD_FORMAT = "engine-game"
+RECORD_VERSION = 1
+RECORD_SUFFIX = ".game.json.gz"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class SelfPlayRecord:
+    """One self-play game. ``visits[i]`` is ``None`` unless ``targets[i]``; see the module docstring."""
+
+    rules: Rules
+    model: str
+    actions: tuple[int, ...]
+    targets: tuple[bool, ...]
+    visits: tuple[tuple[tuple[int, int], ...] | None, ...]
+    values: tuple[float, ...]
+    result: Outcome | None
+    resign_disabled: bool = False
+    would_resign: str | None = None
+    readouts: int = 0
+    cheap_readouts: int = 0
+    created: str = field(default_factory=_now)
+
+    def __post_init__(self) -> None:
+        moves = len(self.actions)
+        if not (len(self.targets) == len(self.visits) == len(self.values) == moves):
+            raise ValueError(f"{moves} actions but {len(self.targets)} target flags, {len(self.visits)} visit "
+                             f"lists and {len(self.values)} values")
+        for index, (target, visits) in enumerate(zip(self.targets, self.visits)):
+            if target != (visits is not None):
+                raise ValueError(f"move {index + 1}: a policy target needs its visits, and only a target has them")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": RECORD_FORMAT, "format_version": RECORD_VERSION, "rules": str(self.rules),
+                "model": self.model, "created": self.created, "readouts": self.readouts,
+                "cheap_readouts": self.cheap_readouts, "resign_disabled": bool(self.resign_disabled),
+                "would_resign": self.would_resign, "result": _outcome_dict(self.result),
+                "actions": [int(a) for a in self.actions], "targets": [bool(t) for t in self.targets],
+                "visits": [None if v is None else [list(pair) for pair in v] for v in self.visits],
+                "values": [round(float(v), 4) for v in self.values]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SelfPlayRecord":
+        """Parse a record; raises ValueError, KeyError or TypeError on anything malformed."""
+        if data.get("format") != RECORD_FORMAT:
+            raise ValueError(f"format is {data.get('format')!r}, not {RECORD_FORMAT!r}")
+        version = data.get("format_version")
+        if version != RECORD_VERSION:
+            raise ValueError(f"format version {version} is not supported (this engine reads {RECORD_VERSION})")
+        rules = Rules.parse(str(data["rules"]))
+        actions = tuple(int(a) for a in data["actions"])
+        if any(not 0 <= a < rules.num_actions for a in actions):
+            raise ValueError(f"an action is outside 0..{rules.num_actions - 1}")
+        visits = tuple(None if v is None else tuple((int(a), int(n)) for a, n in v) for v in data["visits"])
+        for pairs in visits:
+            if pairs is not None and any(not 0 <= a < rules.num_actions or n < 0 for a, n in pairs):
+                raise ValueError("a visit count names an action off the board or is negative")
+        return cls(rules=rules, model=str(data["model"]), actions=actions,
+                   targets=tuple(bool(t) for t in data["targets"]), visits=visits,
+                   values=tuple(float(v) for v in data["values"]),
+                   result=_outcome(data["result"]),
+                   resign_disabled=bool(data["resign_disabled"]), would_resign=data.get("would_resign"),
+                   readouts=int(data.get("readouts", 0)), cheap_readouts=int(data.get("cheap_readouts", 0)),
+                   created=str(data.get("created", "")))
+
+
+def _outcome_dict(outcome: Outcome | None) -> dict[str, Any] | None:
+    if outcome is None:
+        return None
+    return {"sgf": outcome.to_sgf(), "winner": None if outcome.winner is None else outcome.winner.letter,
+            "margin": outcome.margin, "reason": outcome.reason}
+
+
+def _outcome(data: dict[str, Any] | None) -> Outcome | None:
+    if data is None:
+        return None
+    winner = data["winner"]
+    margin = data["margin"]
+    return Outcome(None if winner is None else Color.parse(winner), None if margin is None else float(margin),
+                   str(data["reason"]))
+
+
+def record_name(model: str) -> str:
+    """A new record's file name: model, UTC time, a random tag; names sort by model, then time."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    return f"{model}-{stamp}-{uuid.uuid4().hex[:8]}{RECORD_SUFFIX}"
+
+
+def write_record(directory: str | os.PathLike[str], record: SelfPlayRecord) -> Path:
+    """Write ``record`` atomically into ``directory`` under a new name; return its path."""
+    data = json.dumps(record.to_dict(), separators=(",", ":")).encode("utf-8")
+    return write_bytes(Path(directory) / record_name(record.model), gzip.compress(data, mtime=0))
+
+
+def read_record(path: str | os.PathLike[str]) -> SelfPlayRecord:
+    """Read a record, or raise :class:`RecordFormatError` naming the file and the problem."""
+    path = Path(path)
+    try:
+        with gzip.open(path, "rb") as handle:
+            data = json.loads(handle.read().decode("utf-8"))
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError) as error:
+        raise RecordFormatError(f"game record {path}: not a readable gzip-compressed JSON record "
+                                f"(corrupt or truncated): {error}") from error
+    if not isinstance(data, dict):
+        raise RecordFormatError(f"game record {path}: expected a JSON object")
+    try:
+        return SelfPlayRecord.from_dict(data)
+    except (ValueError, KeyError, TypeError, RulesError) as error:
+        raise RecordFormatError(f"game record {path}: {error}") from error
+
+
+def list_records(directory: str | os.PathLike[str]) -> list[Path]:
+    """The record files directly in ``directory`` (not its subfolders), in name order."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.endswith(RECORD_SUFFIX) and not p.name.startswith("."))

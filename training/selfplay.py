@@ -1,0 +1,413 @@
+"""Self-play: K games at once in one process, their searches sharing network calls.
+
+Each game is searched and decided by an :class:`~engine.player.Player` (tree
+reuse, temperature in the opening, resignation and passing rules); the
+:mod:`training.batching` scheduler evaluates the leaves of all K games in one
+network call per step.
+
+Playout Cap Randomization (KataGo): each move gets the full search
+(``readouts`` visits, Dirichlet noise at the root) with probability
+``full_search_share`` and becomes a policy target; the other moves get a cheap
+search (``cheap_readouts``, no noise) that only moves the game along.
+Resignation: a side resigns when the root value stays below
+``resign_threshold`` for ``resign_consecutive`` of its moves, except in a
+``resign_disabled_share`` of the games, which play on and tell whether a
+resignation would have been wrong (the false-resign rate).
+
+Every finished game is written at once (atomically) as a record, and as an
+SGF file with the searches' comments, so a kill loses only the games in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.coords import action_to_gtp
+from engine.evaluator import Evaluator
+from engine.game import Game
+from engine.mcts import SearchConfig, SearchResult
+from engine.player import Player, PlayerConfig
+from engine.rules import Rules
+from engine.sgf import dump_sgf
+from engine.types import Color
+from training.atomic import write_text
+from training.batching import SearchJob, step
+from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
+
+__all__ = ["SelfPlayConfig", "SelfPlayOutput", "GameSummary", "SelfPlaySummary", "play_games", "run_selfplay",
+           "search_comment", "HOLDOUT_DIR"]
+
+HOLDOUT_DIR = "holdout"
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play searches and decides. ``None`` defaults scale with the board (see the methods)."""
+
+    readouts: int = 400
+    cheap_readouts: int | None = None
+    full_search_share: float = 0.25
+    parallel_games: int = 16
+    batch_size: int = 8
+    temperature: float = 1.0
+    temperature_moves: int | None = None
+    resign_threshold: float | None = -0.9
+    resign_consecutive: int = 3
+    resign_disabled_share: float = 0.1
+    holdout_share: float = 0.05
+    c_puct: float = 1.25
+    dirichlet_alpha: float | None = None
+    dirichlet_epsilon: float = 0.25
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.readouts < 2:
+            raise ValueError(f"readouts must be at least 2, not {self.readouts}")
+        for name in ("full_search_share", "resign_disabled_share", "holdout_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+        if self.parallel_games < 1 or self.batch_size < 1:
+            raise ValueError("parallel_games and batch_size must be positive")
+
+    @property
+    def cheap(self) -> int:
+        """Visits of a cheap search: ``cheap_readouts``, else a sixth of the full search (at least 2)."""
+        cheap = self.cheap_readouts if self.cheap_readouts is not None else self.readouts // 6
+        return max(2, min(cheap, self.readouts))
+
+    def opening_moves(self, size: int) -> int:
+        """Moves played by sampling the visits (``temperature_moves``, else N*N / 12: 30 on 19x19)."""
+        return self.temperature_moves if self.temperature_moves is not None else max(1, size * size // 12)
+
+    def player_config(self, rules: Rules, resign: bool) -> PlayerConfig:
+        """The player's settings; a game-ending pass is judged on the board as it stands, as the
+        record's result is scored (no dead-stone estimate)."""
+        search = SearchConfig(c_puct=self.c_puct, batch_size=self.batch_size, dirichlet_alpha=self.dirichlet_alpha,
+                              dirichlet_epsilon=self.dirichlet_epsilon)
+        return PlayerConfig(visits=self.readouts, noise=True, temperature=self.temperature,
+                            temperature_moves=self.opening_moves(rules.size),
+                            resign_threshold=self.resign_threshold if resign else None,
+                            resign_consecutive=self.resign_consecutive, reuse_tree=True, remove_dead_stones=False,
+                            search=search)
+
+
+@dataclass(frozen=True)
+class SelfPlayOutput:
+    """Where games go: records in ``directory`` (held-out ones in its ``holdout/``), SGF in ``sgf_directory``."""
+
+    directory: Path
+    sgf_directory: Path | None = None
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One finished game, as the summary counts it. ``winner``: "B", "W" or None (draw)."""
+
+    moves: int
+    targets: int
+    winner: str | None
+    reason: str
+    resign_disabled: bool
+    would_resign: bool
+    false_resign: bool
+    holdout: bool
+
+
+@dataclass
+class SelfPlaySummary:
+    """Totals over the games of a run; ``seconds`` is wall time.
+
+    ``moves_played`` and ``simulations`` count every move and search, also those of games a
+    ``stop`` left unfinished (``in_flight_games`` with ``in_flight_moves`` moves so far).
+    """
+
+    games: int = 0
+    moves: int = 0
+    targets: int = 0
+    black_wins: int = 0
+    white_wins: int = 0
+    draws: int = 0
+    resigned: int = 0
+    resign_disabled: int = 0
+    would_resign: int = 0
+    false_resigns: int = 0
+    holdout: int = 0
+    evaluator_calls: int = 0
+    simulations: int = 0
+    moves_played: int = 0
+    in_flight_games: int = 0
+    in_flight_moves: int = 0
+    seconds: float = 0.0
+
+    def add(self, game: GameSummary) -> None:
+        self.games += 1
+        self.moves += game.moves
+        self.targets += game.targets
+        self.black_wins += game.winner == "B"
+        self.white_wins += game.winner == "W"
+        self.draws += game.winner is None
+        self.resigned += game.reason == "resign"
+        self.resign_disabled += game.resign_disabled
+        self.would_resign += game.would_resign
+        self.false_resigns += game.false_resign
+        self.holdout += game.holdout
+
+    def merge(self, other: "SelfPlaySummary") -> None:
+        """Add another run's totals (wall time is the caller's to set)."""
+        for item in fields(self):
+            if item.name != "seconds":
+                setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
+
+    @property
+    def games_per_hour(self) -> float:
+        return 3600.0 * self.games / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def false_resign_rate(self) -> float | None:
+        """Share of the resign-disabled games in which a resignation would have been wrong (None: no data)."""
+        return self.false_resigns / self.would_resign if self.would_resign else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "games_per_hour": self.games_per_hour, "false_resign_rate": self.false_resign_rate}
+
+    def describe(self) -> str:
+        rate = "n/a" if self.false_resign_rate is None else f"{100 * self.false_resign_rate:.1f}%"
+        return (f"{self.games} games, {self.moves} moves ({self.targets} policy targets), "
+                f"{self.games_per_hour:,.1f} games/hour; black {self.black_wins}, white {self.white_wins}, "
+                f"draws {self.draws}; {self.resigned} resigned; false resigns {self.false_resigns}/"
+                f"{self.would_resign} of {self.resign_disabled} resign-disabled games ({rate})")
+
+
+class _ResignWatch:
+    """Tells which side would have resigned first in a game that may not resign (Player's rule)."""
+
+    def __init__(self, threshold: float, consecutive: int) -> None:
+        self.threshold = threshold
+        self.consecutive = consecutive
+        self.low = {Color.BLACK: 0, Color.WHITE: 0}
+        self.first: Color | None = None
+
+    def see(self, color: Color, result: SearchResult) -> None:
+        if self.first is not None or result.visits.sum() == 0:
+            return
+        self.low[color] = self.low[color] + 1 if result.value < self.threshold else 0
+        if self.low[color] >= self.consecutive:
+            self.first = color
+
+
+def search_comment(result: SearchResult, full: bool, size: int) -> str:
+    """An SGF comment for a move: search kind, visits, root value, the three most visited moves."""
+    total = int(result.visits.sum())
+    top = np.argsort(-result.visits, kind="stable")[:3]
+    best = ", ".join(f"{action_to_gtp(int(a), size)} {result.visits[a] / max(total, 1):.0%}"
+                     for a in top if result.visits[a] > 0)
+    return f"{'full' if full else 'fast'} search: {total} visits, value {result.value:+.2f}; {best}"
+
+
+class _SelfPlayGame:
+    """One game in flight: its player, its current move's search and what the record keeps."""
+
+    def __init__(self, rules: Rules, evaluator: Evaluator, config: SelfPlayConfig, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.config = config
+        self.evaluator = evaluator
+        self.game = Game(rules)
+        self.resign_disabled = config.resign_threshold is not None and self.rng.random() < config.resign_disabled_share
+        self.player = Player(evaluator, config.player_config(rules, not self.resign_disabled), seed=seed)
+        self.watch = (_ResignWatch(config.resign_threshold, config.resign_consecutive)
+                      if self.resign_disabled and config.resign_threshold is not None else None)
+        self.targets: list[bool] = []
+        self.visits: list[tuple[tuple[int, int], ...] | None] = []
+        self.values: list[float] = []
+        self.comments: list[str] = []
+        self.full = False
+        self.job: SearchJob | None = None
+
+    def start_move(self) -> None:
+        self.full = self.rng.random() < self.config.full_search_share
+        visits = self.config.readouts if self.full else self.config.cheap
+        self.job = SearchJob(self.player.search_for(self.game), self.evaluator, visits, noise=self.full)
+
+    def finish_move(self) -> int:
+        """Decide and play (or resign) after the search; return the search's simulations."""
+        assert self.job is not None
+        result = self.job.result()
+        simulations = self.job.simulations
+        self.job = None
+        mover = self.game.to_play
+        if self.watch is not None:
+            self.watch.see(mover, result)
+        decision = self.player.decide(self.game, result)
+        if decision.resign:
+            self.game.resign(mover)
+            return simulations
+        assert decision.action is not None
+        target = bool(self.full and result.visits.sum() > 0)
+        pairs = tuple((int(a), int(result.visits[a])) for a in np.flatnonzero(result.visits))
+        self.targets.append(target)
+        self.visits.append(pairs if target else None)
+        self.values.append(float(result.value))
+        self.comments.append(search_comment(result, self.full, self.game.rules.size))
+        self.game.play(decision.action)
+        return simulations
+
+    def record(self, model: str) -> SelfPlayRecord:
+        would = None if self.watch is None or self.watch.first is None else self.watch.first.letter
+        return SelfPlayRecord(rules=self.game.rules, model=model, actions=tuple(m.action for m in self.game.moves),
+                              targets=tuple(self.targets), visits=tuple(self.visits), values=tuple(self.values),
+                              result=self.game.outcome(), resign_disabled=self.resign_disabled, would_resign=would,
+                              readouts=self.config.readouts, cheap_readouts=self.config.cheap)
+
+
+def _save(game: _SelfPlayGame, model: str, output: SelfPlayOutput, holdout: bool) -> GameSummary:
+    record = game.record(model)
+    directory = output.directory / HOLDOUT_DIR if holdout else output.directory
+    path = write_record(directory, record)
+    if output.sgf_directory is not None:
+        comment = f"self-play by {model}" + (" (resignation disabled)" if record.resign_disabled else "")
+        text = dump_sgf(game.game, black_name=model, white_name=model, comments=game.comments,
+                        properties={"C": comment})
+        write_text(output.sgf_directory / (path.name[:-len(RECORD_SUFFIX)] + ".sgf"), text)
+    outcome = record.result
+    assert outcome is not None
+    winner = None if outcome.winner is None else outcome.winner.letter
+    false_resign = record.would_resign is not None and outcome.value_for(Color.parse(record.would_resign)) >= 0
+    return GameSummary(len(record.actions), sum(record.targets), winner, outcome.reason, record.resign_disabled,
+                       record.would_resign is not None, false_resign, holdout)
+
+
+def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayConfig, games: int,
+               output: SelfPlayOutput, on_game: Callable[[GameSummary], None] | None = None,
+               stop: Callable[[], bool] | None = None) -> SelfPlaySummary:
+    """Play ``games`` self-play games, ``config.parallel_games`` at a time, and write each one as it ends.
+
+    ``stop()``, checked every step, ends the run early, abandoning the games in flight (benchmarks).
+    """
+    rng = np.random.default_rng(config.seed)
+    summary = SelfPlaySummary()
+    started = time.perf_counter()
+    active: list[_SelfPlayGame] = []
+    begun = 0
+    while begun < games or active:
+        if stop is not None and stop():
+            summary.in_flight_games = len(active)
+            summary.in_flight_moves = sum(len(game.game.moves) for game in active)
+            break
+        while len(active) < config.parallel_games and begun < games:
+            game = _SelfPlayGame(rules, evaluator, config, int(rng.integers(2 ** 63)))
+            game.start_move()
+            active.append(game)
+            begun += 1
+        summary.evaluator_calls += step([game.job for game in active if game.job is not None])
+        for game in list(active):
+            if game.job is None or not game.job.finished:
+                continue
+            summary.simulations += game.finish_move()
+            summary.moves_played += 1
+            if not game.game.is_over:
+                game.start_move()
+                continue
+            active.remove(game)
+            finished = _save(game, model, output, bool(rng.random() < config.holdout_share))
+            summary.add(finished)
+            if on_game is not None:
+                on_game(finished)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+# ------------------------------------------------------------------ workers
+def _load(model_path: Path, rules: Rules, options: Any) -> tuple[Evaluator, str]:
+    from engine.loading import load_evaluator
+    from engine.model_file import read_info
+
+    return load_evaluator(rules, model_path, options), read_info(model_path).name
+
+
+def _worker(model_path: Path, rules_text: str, config: SelfPlayConfig, games: int, output: SelfPlayOutput,
+            options: Any, queue: Any) -> None:
+    """A worker process: play its share of the games, report each one and its totals on ``queue``."""
+    import traceback
+
+    try:
+        rules = Rules.parse(rules_text)
+        evaluator, name = _load(model_path, rules, options)
+        summary = play_games(evaluator, rules, name, config, games, output, lambda game: queue.put(("game", game)))
+        queue.put(("done", summary))
+    except BaseException:  # noqa: BLE001 -- reported to the parent, which raises
+        queue.put(("error", traceback.format_exc()))
+
+
+def run_selfplay(model_path: str | os.PathLike[str], rules: Rules, config: SelfPlayConfig, games: int,
+                 output: SelfPlayOutput, options: Any = None, workers: int = 1,
+                 on_game: Callable[[GameSummary], None] | None = None) -> SelfPlaySummary:
+    """Self-play with the model at ``model_path``: in this process, or split over ``workers`` processes.
+
+    ``options`` is an :class:`~engine.loading.EvaluatorOptions` (random symmetry is usual); with several
+    workers each gets ``cores / workers`` torch threads unless ``options.threads`` says otherwise.
+    """
+    from engine.loading import EvaluatorOptions
+
+    options = options or EvaluatorOptions(random_symmetry=True)
+    model_path = Path(model_path)
+    started = time.perf_counter()
+    if workers <= 1 or games <= 1:
+        evaluator, name = _load(model_path, rules, options)
+        summary = play_games(evaluator, rules, name, config, games, output, on_game)
+    else:
+        summary = _run_workers(model_path, rules, config, games, output, options, workers, on_game)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _run_workers(model_path: Path, rules: Rules, config: SelfPlayConfig, games: int, output: SelfPlayOutput,
+                 options: Any, workers: int, on_game: Callable[[GameSummary], None] | None) -> SelfPlaySummary:
+    import multiprocessing
+    from queue import Empty
+
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    workers = min(workers, games)
+    threads = options.threads or max(1, len(os.sched_getaffinity(0)) // workers)
+    options = replace(options, threads=threads)
+    shares = [games // workers + (i < games % workers) for i in range(workers)]
+    processes = []
+    for i, share in enumerate(shares):
+        seed = None if config.seed is None else config.seed + 7919 * (i + 1)
+        worker_config = replace(config, seed=seed)
+        worker_options = replace(options, seed=None if options.seed is None else options.seed + i)
+        process = context.Process(target=_worker, args=(model_path, str(rules), worker_config, share, output,
+                                                        worker_options, queue), daemon=True)
+        process.start()
+        processes.append(process)
+    summary = SelfPlaySummary()
+    running = len(processes)
+    try:
+        while running:
+            try:
+                kind, payload = queue.get(timeout=1.0)
+            except Empty:
+                dead = [p for p in processes if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"a self-play worker died (exit code {dead[0].exitcode})") from None
+                continue
+            if kind == "game" and on_game is not None:
+                on_game(payload)
+            elif kind == "done":
+                summary.merge(payload)
+                running -= 1
+            elif kind == "error":
+                raise RuntimeError(f"a self-play worker failed:\n{payload}")
+    finally:
+        for process in processes:
+            if process.is_alive() and running:
+                process.terminate()
+            process.join()
+    return summary

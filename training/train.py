@@ -1,0 +1,285 @@
+"""``train``: fit a network to chunks of (planes, pi, z) samples.
+
+Each step draws a minibatch uniformly from every sample in memory (the draw
+for step t depends only on ``seed`` and t, so a resumed run sees the same
+batches as an uninterrupted one), applies one of the 8 board symmetries per
+sample, and takes one optimiser step on ``policy + value_weight * value + L2``
+(:mod:`training.losses`). SGD with Nesterov momentum or Adam; the learning
+rate follows a schedule (constant, cosine or step, after an optional linear
+warm-up) times a multiplier that the KL-adaptive option moves: after each
+step, the KL divergence between the policy before and after the update on the
+same batch is measured, and the multiplier is divided by 1.5 when it exceeds
+twice ``kl_target`` and multiplied by 1.5 when it falls below half of it
+(clipped to [0.1, 10]), so the policy moves at a steady pace.
+
+Checkpoints (network, optimiser, step, multiplier) are written atomically
+every ``checkpoint_every`` steps beside the output model and read back with
+``torch.load(weights_only=True)``; a run restarted with the same output resumes
+from the last one. The finished model is saved atomically and the checkpoint
+removed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.chunks import Samples
+from training.errors import CheckpointError
+
+__all__ = ["TrainConfig", "TrainResult", "train", "checkpoint_path", "learning_rate", "SCHEDULES", "OPTIMIZERS"]
+
+SCHEDULES = ("constant", "cosine", "step")
+OPTIMIZERS = ("sgd", "adam")
+CHECKPOINT_VERSION = 1
+KL_STEP = 1.5
+KL_BOUNDS = (0.1, 10.0)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Steps, batch size and the optimiser. ``kl_target`` None turns the KL-adaptive rate off."""
+
+    steps: int = 1000
+    batch_size: int = 256
+    optimizer: str = "sgd"
+    learning_rate: float = 0.02
+    momentum: float = 0.9
+    l2: float = 1e-4
+    schedule: str = "cosine"
+    warmup_steps: int = 0
+    value_weight: float = 1.0
+    kl_target: float | None = None
+    symmetries: bool = True
+    checkpoint_every: int = 200
+    log_every: int = 10
+    seed: int = 0
+    device: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}: expected one of {', '.join(OPTIMIZERS)}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"unknown schedule {self.schedule!r}: expected one of {', '.join(SCHEDULES)}")
+        if self.steps < 0 or self.batch_size < 1 or self.learning_rate <= 0:
+            raise ValueError("steps must be >= 0, batch size >= 1 and the learning rate positive")
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What a run did: steps taken now (``resumed_from``: the checkpoint's step), losses averaged over
+    the last logged window, the final rate multiplier, wall time."""
+
+    steps: int
+    resumed_from: int
+    samples: int
+    policy_loss: float
+    value_loss: float
+    l2: float
+    top1: float
+    kl: float | None
+    lr_multiplier: float
+    seconds: float
+    model: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "model": str(self.model)}
+
+    def describe(self) -> str:
+        kl = "" if self.kl is None else f", KL {self.kl:.4f} (rate x{self.lr_multiplier:.2f})"
+        resumed = f" (resumed at step {self.resumed_from})" if self.resumed_from else ""
+        return (f"{self.steps} steps on {self.samples} samples in {self.seconds:.1f} s{resumed}: policy loss "
+                f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}, L2 {self.l2:.4f}, "
+                f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}")
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """The scheduled rate at ``step`` (0-based), before the KL multiplier."""
+    base = config.learning_rate
+    if config.warmup_steps and step < config.warmup_steps:
+        return base * (step + 1) / config.warmup_steps
+    span = max(config.steps - config.warmup_steps, 1)
+    progress = min(max(step - config.warmup_steps, 0) / span, 1.0)
+    if config.schedule == "cosine":
+        return base * (0.05 + 0.95 * 0.5 * (1.0 + math.cos(math.pi * progress)))
+    if config.schedule == "step":
+        return base * (0.1 ** (int(progress >= 0.5) + int(progress >= 0.75)))
+    return base
+
+
+def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
+    """``OUT.safetensors.ckpt``: where a run writing ``out_model`` keeps its checkpoint."""
+    out_model = Path(out_model)
+    return out_model.with_name(out_model.name + ".ckpt")
+
+
+# -------------------------------------------------------------------- batches
+def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The minibatch of ``step``: planes float32[B, C, N, N], pi float32[B, A], z float32[B]."""
+    from encoders.symmetry import transform_planes, transform_policy
+
+    rng = np.random.default_rng([config.seed, step])
+    index = rng.integers(0, len(samples), config.batch_size)
+    planes = samples.planes_at(index)
+    policy = samples.policy[index].astype(np.float32)
+    value = samples.value[index]
+    if config.symmetries:
+        ks = rng.integers(0, 8, len(index))
+        for k in np.unique(ks):
+            if k:
+                chosen = ks == k
+                planes[chosen] = transform_planes(planes[chosen], int(k))
+                policy[chosen] = transform_policy(policy[chosen], int(k))
+    return planes, policy, value
+
+
+# ----------------------------------------------------------------- checkpoints
+def _save_checkpoint(path: Path, net: Any, optimizer: Any, step: int, multiplier: float, identity: dict) -> None:
+    import torch
+
+    from training.atomic import atomic_path
+
+    state = {"format_version": CHECKPOINT_VERSION, **identity, "step": step, "lr_multiplier": multiplier,
+             "net": net.state_dict(), "optimizer": optimizer.state_dict()}
+    with atomic_path(path) as temp:
+        torch.save(state, temp)
+
+
+def _load_checkpoint(path: Path, identity: dict) -> dict:
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as error:
+        raise CheckpointError(f"checkpoint {path} cannot be read ({str(error).splitlines()[0]}); delete it to "
+                              f"start the training over") from error
+    if not isinstance(state, dict) or state.get("format_version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"checkpoint {path} is not a version {CHECKPOINT_VERSION} training checkpoint")
+    for key, expected in identity.items():
+        if state.get(key) != expected:
+            raise CheckpointError(f"checkpoint {path} belongs to another run ({key} is {state.get(key)!r}, this run's "
+                                  f"is {expected!r}); delete it or choose another output")
+    return state
+
+
+# ------------------------------------------------------------------- training
+def _mean(window: list[dict[str, float]], key: str) -> float:
+    return float(np.mean([m[key] for m in window])) if window else float("nan")
+
+
+def _optimizer(config: TrainConfig, net: Any) -> Any:
+    import torch
+
+    if config.optimizer == "adam":
+        return torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    return torch.optim.SGD(net.parameters(), lr=config.learning_rate, momentum=config.momentum, nesterov=True)
+
+
+def _kl(net: Any, planes: Any, old_logits: Any) -> float:
+    """KL(old policy || new policy) on the batch, without touching batch-norm running statistics."""
+    import torch
+    from torch import nn
+
+    norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+    saved = [m.momentum for m in norms]
+    for m in norms:
+        m.momentum = 0.0
+    try:
+        with torch.no_grad():
+            new_logits, _ = net(planes)
+    finally:
+        for m, momentum in zip(norms, saved):
+            m.momentum = momentum
+    old = torch.log_softmax(old_logits.detach().float(), dim=1)
+    new = torch.log_softmax(new_logits.float(), dim=1)
+    return float((old.exp() * (old - new)).sum(dim=1).mean())
+
+
+def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], generation: int,
+          config: TrainConfig = TrainConfig(), logdir: str | os.PathLike[str] | None = None,
+          on_step: Callable[[int, dict[str, float]], None] | None = None) -> TrainResult:
+    """Train ``model`` (an :class:`~engine.model_file.Model`, changed in place) and save it to ``out_model``.
+
+    ``on_step(step, metrics)`` is called after every step (progress bars; tests
+    use it to interrupt a run). Raises :class:`CheckpointError` when a
+    checkpoint beside ``out_model`` belongs to a different run.
+    """
+    import torch
+
+    from engine.evaluator import pick_device
+    from engine.model_file import save_model
+    from training.losses import batch_losses, decayed_parameters, l2_penalty
+
+    out_model = Path(out_model)
+    out_model.parent.mkdir(parents=True, exist_ok=True)
+    device = pick_device(config.device)
+    net = model.net.to(device).train()
+    optimizer = _optimizer(config, net)
+    ckpt = checkpoint_path(out_model)
+    identity = {"out_model": out_model.name, "network": net.config.name, "steps_total": config.steps,
+                "samples": len(samples), "seed": config.seed}
+    start, multiplier = 0, 1.0
+    if ckpt.exists():
+        state = _load_checkpoint(ckpt, identity)
+        net.load_state_dict(state["net"])
+        optimizer.load_state_dict(state["optimizer"])
+        start, multiplier = int(state["step"]), float(state["lr_multiplier"])
+    writer = None
+    if logdir is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(logdir))
+    weights = decayed_parameters(net)
+    base_steps = model.info.training_steps
+    window: list[dict[str, float]] = []
+    started = time.perf_counter()
+    try:
+        for step in range(start, config.steps):
+            planes, policy, value = (torch.from_numpy(a).to(device) for a in _batch(samples, config, step))
+            rate = learning_rate(config, step) * multiplier
+            for group in optimizer.param_groups:
+                group["lr"] = rate
+            losses = batch_losses(net, planes, policy, value)
+            l2 = l2_penalty(weights, config.l2)
+            loss = losses.policy + config.value_weight * losses.value + l2
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            metrics = {"loss/policy": losses.policy.item(), "loss/value": losses.value.item(), "loss/l2": l2.item(),
+                       "loss/total": loss.item(), "accuracy/top1": losses.top1.item(), "lr": rate}
+            if config.kl_target is not None:
+                metrics["kl"] = _kl(net, planes, losses.logits)
+                if metrics["kl"] > 2 * config.kl_target:
+                    multiplier = max(multiplier / KL_STEP, KL_BOUNDS[0])
+                elif metrics["kl"] < config.kl_target / 2:
+                    multiplier = min(multiplier * KL_STEP, KL_BOUNDS[1])
+            window = (window + [metrics])[-max(config.log_every, 1):]
+            done = step + 1
+            if writer is not None and (done % config.log_every == 0 or done == config.steps):
+                for key in metrics:
+                    writer.add_scalar(key, float(np.mean([m[key] for m in window])), base_steps + done)
+            if config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
+                _save_checkpoint(ckpt, net, optimizer, done, multiplier, identity)
+            if on_step is not None:
+                on_step(done, metrics)
+    finally:
+        if writer is not None:
+            writer.close()
+    trained = model.with_generation(generation, base_steps + config.steps)
+    trained.net = net.eval().cpu()
+    save_model(out_model, trained)
+    ckpt.unlink(missing_ok=True)
+    return TrainResult(steps=config.steps - start, resumed_from=start, samples=len(samples),
+                       policy_loss=_mean(window, "loss/policy"), value_loss=_mean(window, "loss/value"),
+                       l2=_mean(window, "loss/l2"), top1=_mean(window, "accuracy/top1"),
+                       kl=_mean(window, "kl") if config.kl_target is not None and window else None,
+                       lr_multiplier=multiplier, seconds=time.perf_counter() - started, model=out_model)
