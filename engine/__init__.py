@@ -12,8 +12,7 @@ imported until an attribute is used, so ``engine --help`` stays fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from engine.lazy import lazy_getattr
 
 __all__ = [
     "Rules", "Game", "Move", "Position", "Color", "Outcome",
@@ -45,8 +44,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'engine' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_getattr("engine", _HOMES)

@@ -16,8 +16,7 @@ analysis), ``commands`` / ``analysis`` / ``gogui`` (the handlers),
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from engine.lazy import lazy_getattr
 
 __all__ = ["FrontEndConfig", "EngineState", "serve", "build_registry", "Session", "Registry", "GtpError",
            "TimeControl", "TimeSettings", "play_gomocup"]
@@ -36,8 +35,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'gtp' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_getattr("gtp", _HOMES)

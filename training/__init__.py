@@ -15,8 +15,7 @@ imported from those modules.)
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from engine.lazy import lazy_getattr
 
 __all__ = [
     "BootstrapConfig", "bootstrap",
@@ -45,8 +44,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'training' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"training.{home}"), name)
+__getattr__ = lazy_getattr("training", {name: f"training.{home}" for name, home in _HOMES.items()})
