@@ -22,8 +22,9 @@ import numpy as np
 
 from engine.board import HEAD, MOVES, PASSES, STONES, geometry
 from engine.jit import njit
-from engine.playout import go_playout, seed_kernels
+from engine.playout import random_playout, seed_kernels
 from engine.position import Position
+from engine.rules_kernels import MOVE_CAP, pack_rules
 from engine.scoring import region_owners
 from engine.types import BLACK, EMPTY, WHITE
 
@@ -33,7 +34,7 @@ DEFAULT_PLAYOUTS = 400
 
 
 @njit(cache=True)
-def _ownership_sum(start_cells, start_info, zobrist, W, action_point, suicide, move_cap, count, total):
+def _ownership_sum(start_cells, start_info, zobrist, W, action_point, spec, count, total):
     """Add +1 (black) / -1 (white) per point and playout into ``total[N*N]``."""
     cells = start_cells.copy()
     info = start_info.copy()
@@ -42,7 +43,7 @@ def _ownership_sum(start_cells, start_info, zobrist, W, action_point, suicide, m
     for _ in range(count):
         cells[:, :] = start_cells
         info[:] = start_info
-        go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, True, empties, record)
+        random_playout(cells, info, zobrist, W, action_point, spec, True, empties, record)
         owners = region_owners(cells[STONES], W, action_point)
         for a in range(owners.shape[0]):
             if owners[a] == BLACK:
@@ -77,8 +78,9 @@ def playout_ownership(state: object, playouts: int = DEFAULT_PLAYOUTS, seed: int
     if seed is not None:
         seed_kernels(seed)
     total = np.zeros(rules.num_points, dtype=np.int64)
-    _ownership_sum(position.cells, info, geo.zobrist, geo.width, geo.action_point, bool(rules.suicide),
-                   3 * rules.num_points, int(playouts), total)
+    spec = pack_rules(rules)
+    spec[MOVE_CAP] = 3 * rules.num_points  # counted from this position: its moves so far are reset above
+    _ownership_sum(position.cells, info, geo.zobrist, geo.width, geo.action_point, spec, int(playouts), total)
     return (total / playouts).astype(np.float32)
 
 

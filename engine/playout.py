@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
-from engine.go import go_check, go_play
-from engine.gomoku import gomoku_check, gomoku_play
+from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
+from engine.go import go_check
+from engine.gomoku import gomoku_check
 from engine.jit import njit
-from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH
+from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH, play_point
 from engine.types import EMPTY, WALL
 
-__all__ = ["random_playout", "run_playouts", "go_playout", "is_own_eye", "seed_kernels"]
+__all__ = ["random_playout", "run_playouts", "is_own_eye", "seed_kernels"]
 
 
 @njit(cache=True)
@@ -65,81 +65,61 @@ def is_own_eye(stones, W, p, color):
 
 
 @njit(cache=True)
-def go_playout(cells, info, zobrist, W, action_point, suicide, move_cap, keep_eyes, empties, record):
-    """Random legal Go moves until two passes or the cap; with ``keep_eyes`` a player never fills its
-    own one-point eyes (and passes when nothing else is left), so living groups live."""
+def _draw_move(cells, info, W, empties, m, color, spec, keep_eyes):
+    """A uniformly random legal move for ``color`` among the ``m`` candidate points, and pass (Go,
+    unless ``keep_eyes``). Illegal candidates are set aside at the front of ``empties`` for this
+    draw; the chosen point leaves the candidates. Returns ``(point, m)``; ``PASS_POINT`` when
+    the draw is pass or nothing else is legal."""
     stones = cells[STONES]
-    m = _collect_empties(stones, action_point, empties)
-    played = 0
-    while info[PASSES] < 2 and info[MOVES] < move_cap:
-        color = info[TO_PLAY]
-        rejected = 0
-        point = PASS_POINT
-        while rejected < m or not keep_eyes:  # keeping eyes: pass only when nothing else is left
-            r = np.random.randint(0, m - rejected + (0 if keep_eyes else 1))
-            if r == m - rejected:
-                break
-            i = rejected + r
-            p = empties[i]
-            if (not (keep_eyes and is_own_eye(stones, W, p, color))
-                    and go_check(cells, info, W, p, color, suicide) == LEGAL):
-                point = p
-                m -= 1
-                empties[i] = empties[m]
-                break
-            empties[i] = empties[rejected]
-            empties[rejected] = p
-            rejected += 1
-        captured = go_play(cells, info, zobrist, W, point, color)
-        if captured > 0 or (point != PASS_POINT and stones[point] == EMPTY):
-            m = _collect_empties(stones, action_point, empties)
-        if played < record.shape[0]:
-            record[played] = point
-        played += 1
-    return played
+    go = spec[GAME] == GO
+    can_pass = go and not keep_eyes
+    rejected = 0
+    while rejected < m or can_pass:
+        r = np.random.randint(0, m - rejected + (1 if can_pass else 0))
+        if r == m - rejected:
+            return PASS_POINT, m
+        i = rejected + r
+        p = empties[i]
+        if go:
+            legal = (not (keep_eyes and is_own_eye(stones, W, p, color))
+                     and go_check(cells, info, W, p, color, spec[SUICIDE] != 0) == LEGAL)
+        else:
+            legal = gomoku_check(cells, info, W, p, color, spec[WIN_LENGTH], spec[VARIANT]) == LEGAL
+        if legal:
+            m -= 1
+            empties[i] = empties[m]
+            return p, m
+        empties[i] = empties[rejected]
+        empties[rejected] = p
+        rejected += 1
+    return PASS_POINT, m
 
 
 @njit(cache=True)
-def _gomoku_playout(cells, info, zobrist, W, action_point, k, variant, move_cap, empties, record):
-    stones = cells[STONES]
-    m = _collect_empties(stones, action_point, empties)
-    played = 0
-    while info[WINNER] == 0 and info[MOVES] < move_cap:
-        color = info[TO_PLAY]
-        rejected = 0
-        point = PASS_POINT
-        while rejected < m:  # set aside renju's forbidden points for black, as Go sets aside illegal ones
-            i = rejected + np.random.randint(0, m - rejected)
-            p = empties[i]
-            if gomoku_check(cells, info, W, p, color, k, variant) == LEGAL:
-                point = p
-                m -= 1
-                empties[i] = empties[m]
-                break
-            empties[i] = empties[rejected]
-            empties[rejected] = p
-            rejected += 1
-        if point == PASS_POINT:
-            break  # no legal move: a full board, or black is left only forbidden points
-        gomoku_play(cells, info, zobrist, W, point, color, k, variant)
-        if played < record.shape[0]:
-            record[played] = point
-        played += 1
-    return played
-
-
-@njit(cache=True)
-def random_playout(cells, info, zobrist, W, action_point, spec, empties, record):
+def random_playout(cells, info, zobrist, W, action_point, spec, keep_eyes, empties, record):
     """Play uniformly random legal moves in place until the game ends; return the moves played.
 
-    ``spec`` is the packed rules (``engine.rules_kernels.pack_rules``);
-    ``empties`` is scratch of ``int64[N*N]``.
+    ``spec`` is the packed rules (``engine.rules_kernels.pack_rules``). With
+    ``keep_eyes`` (Go) a player never fills its own one-point eyes and passes
+    only when nothing else is left, so living groups live (ownership, scoring
+    rollouts). ``empties`` is scratch of ``int64[N*N]``.
     """
-    if spec[GAME] == GO:
-        return go_playout(cells, info, zobrist, W, action_point, spec[SUICIDE] != 0, spec[MOVE_CAP], False,
-                          empties, record)
-    return _gomoku_playout(cells, info, zobrist, W, action_point, spec[WIN_LENGTH], spec[VARIANT],
-                           spec[MOVE_CAP], empties, record)
+    stones = cells[STONES]
+    go = spec[GAME] == GO
+    m = _collect_empties(stones, action_point, empties)
+    played = 0
+    while info[MOVES] < spec[MOVE_CAP] and (info[PASSES] < 2 if go else info[WINNER] == 0):
+        captured = info[CAPTURED_BLACK] + info[CAPTURED_WHITE]
+        point, m = _draw_move(cells, info, W, empties, m, info[TO_PLAY], spec, keep_eyes)
+        if point == PASS_POINT and not go:
+            break  # a full board, or black is left only renju's forbidden points
+        play_point(cells, info, zobrist, W, point, spec)
+        if info[CAPTURED_BLACK] + info[CAPTURED_WHITE] != captured:
+            m = _collect_empties(stones, action_point, empties)  # a capture (or suicide) freed points
+        if played < record.shape[0]:
+            record[played] = point
+        played += 1
+    return played
 
 
 @njit(cache=True)
@@ -153,5 +133,5 @@ def run_playouts(start_cells, start_info, zobrist, W, action_point, spec, count)
     for _ in range(count):
         cells[:, :] = start_cells
         info[:] = start_info
-        total += random_playout(cells, info, zobrist, W, action_point, spec, empties, record)
+        total += random_playout(cells, info, zobrist, W, action_point, spec, False, empties, record)
     return total

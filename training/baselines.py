@@ -3,8 +3,8 @@
 Pure MCTS is the ordinary search with :class:`RolloutEvaluator` in place of a
 network: uniform priors over the legal moves, and as value the mean result of
 random playouts from the leaf to the end of the game
-(:func:`engine.playout.random_playout`; in Go :func:`engine.playout.go_playout`
-with one-point eyes kept, as Monte-Carlo Go programs play them).
+(:func:`engine.playout.random_playout`; in Go with ``keep_eyes``: one-point eyes
+kept, as Monte-Carlo Go programs play them).
 ``mcts-rollouts:1000`` in ``engine evaluate`` is that search with 1,000
 simulations per move, one playout each.
 """
@@ -16,7 +16,7 @@ import numpy as np
 from engine.board import TO_PLAY, geometry
 from engine.evaluator import Positions, UniformEvaluator, legal_masks
 from engine.game import Game
-from engine.playout import go_playout, random_playout, seed_kernels
+from engine.playout import random_playout, seed_kernels
 from engine.position import PositionBatch
 from engine.rules_kernels import pack_rules, terminal_value
 
@@ -54,11 +54,9 @@ class RolloutEvaluator:
             total = 0.0
             for _ in range(self.rollouts):
                 cells, info = batch.cells[i].copy(), batch.info[i].copy()
-                if rules.game == "go":  # eyes kept, so that living groups live and the score means something
-                    go_playout(cells, info, geo.zobrist, geo.width, geo.action_point, rules.suicide, rules.move_cap,
-                               True, empties, record)
-                else:
-                    random_playout(cells, info, geo.zobrist, geo.width, geo.action_point, spec, empties, record)
+                # Go keeps eyes, so that living groups live and the score means something
+                random_playout(cells, info, geo.zobrist, geo.width, geo.action_point, spec, rules.game == "go",
+                               empties, record)
                 value = terminal_value(cells, info, geo.width, geo.action_point, spec, komi)
                 total += value if info[TO_PLAY] == mover else -value
             values[i] = total / self.rollouts

@@ -48,7 +48,7 @@ class PlayoutBench:
         empties = np.empty(rules.num_points, dtype=np.int64)
         record = np.empty(rules.move_cap, dtype=np.int64)
         n = random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                           pack_rules(rules), empties, record)
+                           pack_rules(rules), False, empties, record)
         points = record[:n]
         actions = np.where(points == PASS_POINT, rules.pass_action, geo.point_action[points])
         return [int(a) for a in actions]

@@ -40,7 +40,7 @@ def test_first_move_is_uniform_over_legal_actions() -> None:
     for _ in range(5200):
         position = Position(rules)
         random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                       pack_rules(Rules.parse("japanese size=5 cap=1")), empties, record)
+                       pack_rules(Rules.parse("japanese size=5 cap=1")), False, empties, record)
         point = int(record[0])
         counts[25 if point == 0 else geo.point_action[point]] += 1
     expected = counts.sum() / 26
