@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from importlib import metadata
 from typing import BinaryIO
@@ -123,22 +124,22 @@ def _stone_count(request: Request) -> int:
     return parse_int(_want(request, 1)[0])
 
 
-def fixed_handicap_(state: EngineState, request: Request) -> str:
+def _engine_handicap(state: EngineState, request: Request, placement: Callable[[int, int], list[int]]) -> str:
+    """Place the stones ``placement(count, size)`` chooses and name them."""
     try:
-        actions = fixed_handicap(_stone_count(request), state.rules.size)
+        actions = placement(_stone_count(request), state.rules.size)
     except HandicapError as exc:
         raise GtpError(INVALID_STONES) from exc
     _place_handicap(state, actions)
     return " ".join(state.vertex(a) for a in actions)
+
+
+def fixed_handicap_(state: EngineState, request: Request) -> str:
+    return _engine_handicap(state, request, fixed_handicap)
 
 
 def place_free_handicap(state: EngineState, request: Request) -> str:
-    try:
-        actions = free_handicap(_stone_count(request), state.rules.size)
-    except HandicapError as exc:
-        raise GtpError(INVALID_STONES) from exc
-    _place_handicap(state, actions)
-    return " ".join(state.vertex(a) for a in actions)
+    return _engine_handicap(state, request, free_handicap)
 
 
 def set_free_handicap(state: EngineState, request: Request) -> str:
