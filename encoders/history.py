@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from encoders.base import Encoder
+from encoders.stones import split_colors
 from engine.board import HISTORY, HISTORY_LEN, RING, STONES, TO_PLAY
 from engine.jit import njit
 from engine.types import BLACK
@@ -33,24 +34,13 @@ def history_kernel(cells, info, size, interleaved, white_plane, out):
     ``t`` and opponent ``8 + t``. Plane 16 is ones for black to move; with
     ``white_plane`` plane 17 is ones for white to move.
     """
-    width = size + 2
     for b in range(cells.shape[0]):
         me = info[b, TO_PLAY]
-        opp = 3 - me
         ring = info[b, RING]
         for t in range(HISTORY_LEN):
             board = STONES if t == 0 else HISTORY + (ring - t + HISTORY_LEN) % HISTORY_LEN
             own = 2 * t if interleaved else t
-            stones = cells[b, board]
-            own_plane = out[b, own]
-            their_plane = out[b, own + 1 if interleaved else HISTORY_LEN + t]
-            for row in range(size):  # row by row: contiguous, branch-free, so it vectorises
-                src = (row + 1) * width + 1
-                dst = row * size
-                for col in range(size):
-                    s = stones[src + col]
-                    own_plane[dst + col] = s == me
-                    their_plane[dst + col] = s == opp
+            split_colors(cells[b, board], size, me, out[b, own], out[b, own + 1 if interleaved else HISTORY_LEN + t])
         if me == BLACK:
             out[b, 2 * HISTORY_LEN, :] = 1
         elif white_plane:
