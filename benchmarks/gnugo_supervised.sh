@@ -17,6 +17,7 @@ BLOCKS=${BLOCKS:-4}
 FILTERS=${FILTERS:-48}
 BATCH=${BATCH:-128}
 ENCODER=${ENCODER:-elevenplane}
+HEADS=${HEADS:-pooled}        # size-independent heads: the result is the bundled network for every board size
 mkdir -p "$WORK"
 
 t0=$(date +%s)
@@ -26,7 +27,7 @@ python -m training.gnugo_games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --si
 t1=$(date +%s)
 
 [ -f "$WORK/model0.safetensors" ] || engine bootstrap "$WORK/model0.safetensors" --game go --size 9 \
-    --encoder "$ENCODER" --blocks "$BLOCKS" --filters "$FILTERS"
+    --encoder "$ENCODER" --blocks "$BLOCKS" --filters "$FILTERS" --heads "$HEADS"
 engine gather --sgf "$WORK/sgf/train" --output-directory "$WORK/chunks/train" --model "$WORK/model0.safetensors"
 engine gather --sgf "$WORK/sgf/holdout" --output-directory "$WORK/chunks/holdout" \
     --model "$WORK/model0.safetensors"

@@ -16,7 +16,6 @@ a re-run skips the games already written, so a killed run resumes.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -25,15 +24,12 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine.coords import action_to_gtp, gtp_to_action
-from engine.game import Game
 from engine.rules import Rules
 from engine.sgf import dump_sgf
-from engine.types import Outcome
 from training.atomic import write_text
-from training.baselines import random_move
+from training.gtp_games import GtpEngine, play_game
 
-__all__ = ["GnuGo", "play_game", "find_gnugo"]
+__all__ = ["gnugo", "find_gnugo"]
 
 
 def find_gnugo() -> str | None:
@@ -41,62 +37,9 @@ def find_gnugo() -> str | None:
     return shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games:/usr/local/games")
 
 
-class GnuGo:
-    """One GNU Go process spoken to in GTP, one command at a time."""
-
-    def __init__(self, binary: str, level: int, seed: int) -> None:
-        self.process = subprocess.Popen([binary, "--mode", "gtp", "--level", str(level), "--chinese-rules",
-                                         "--seed", str(seed)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(self, command: str) -> str:
-        """The answer to ``command``; RuntimeError for a ``?`` answer or a dead process."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        lines = []
-        while True:
-            line = self.process.stdout.readline()
-            if line == "":
-                raise RuntimeError(f"gnugo exited while answering {command!r}")
-            if line.strip() == "" and lines:
-                break
-            if line.strip():
-                lines.append(line.strip())
-        answer = " ".join(lines)
-        if answer.startswith("?"):
-            raise RuntimeError(f"gnugo refused {command!r}: {answer[1:].strip()}")
-        return answer[1:].strip()
-
-    def close(self) -> None:
-        try:
-            self.send("quit")
-        except (RuntimeError, OSError):
-            pass
-        self.process.wait(timeout=10)
-
-
-def play_game(gnugo: GnuGo, rules: Rules, random_moves: int, rng: np.random.Generator) -> tuple[Game, Outcome]:
-    """One game of GNU Go against itself after ``random_moves`` random opening moves."""
-    gnugo.send(f"boardsize {rules.size}")
-    gnugo.send("clear_board")
-    gnugo.send(f"komi {rules.komi:g}")
-    game = Game(rules)
-    for _ in range(random_moves):
-        action = random_move(game, rng)
-        gnugo.send(f"play {game.to_play.letter} {action_to_gtp(action, rules.size)}")
-        game.play(action)
-    while not game.is_over:
-        answer = gnugo.send(f"genmove {game.to_play.letter}").lower()
-        if answer == "resign":
-            game.resign(game.to_play)
-            break
-        game.play(gtp_to_action(answer, rules.size))
-    outcome = game.outcome()
-    if game.resigned is None:  # scored: trust GNU Go's dead-stone judgement
-        outcome = Outcome.from_sgf(gnugo.send("final_score")) or outcome
-    assert outcome is not None
-    return game, outcome
+def gnugo(binary: str, level: int, seed: int) -> GtpEngine:
+    """GNU Go in GTP mode under Chinese rules, at ``level``, with its random choices seeded."""
+    return GtpEngine([binary, "--mode", "gtp", "--level", str(level), "--chinese-rules", "--seed", str(seed)])
 
 
 @click.command()
@@ -122,7 +65,7 @@ def main(out_dir: str, games: int, size: int, komi: float, level: int, random_mo
     started, done = time.perf_counter(), [0]
 
     def work(job: int) -> None:
-        gnugo = GnuGo(binary, level, seed * 1000 + job)
+        engine = gnugo(binary, level, seed * 1000 + job)
         try:
             while True:
                 with lock:
@@ -130,7 +73,7 @@ def main(out_dir: str, games: int, size: int, komi: float, level: int, random_mo
                         return
                     index = todo.pop(0)
                 rng = np.random.default_rng([seed, index])
-                game, outcome = play_game(gnugo, rules, random_moves, rng)
+                game, outcome = play_game(engine, engine, rules, random_moves, rng)
                 text = dump_sgf(game, black_name=f"GNU Go level {level}", white_name=f"GNU Go level {level}",
                                 result=outcome)
                 write_text(out / f"gnugo-{seed}-{index:06d}.sgf", text)
@@ -140,7 +83,7 @@ def main(out_dir: str, games: int, size: int, komi: float, level: int, random_mo
                         rate = 3600 * done[0] / (time.perf_counter() - started)
                         print(f"{done[0]} games, {rate:.0f} games/hour", file=sys.stderr, flush=True)
         finally:
-            gnugo.close()
+            engine.close()
 
     threads = [threading.Thread(target=work, args=(job,)) for job in range(jobs)]
     for thread in threads:

@@ -26,7 +26,7 @@ from engine.mcts import SearchConfig
 from engine.player import Player, PlayerConfig
 from engine.rules import Rules
 from engine.sgf import dump_sgf
-from engine.types import BLACK, WHITE, Color
+from engine.types import BLACK, WHITE, Color, Outcome
 from training.atomic import write_text
 from training.baselines import RolloutEvaluator, random_move
 from training.batching import SearchJob, step
@@ -153,6 +153,17 @@ class MatchResult:
                 "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
                 "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds}
 
+    def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
+        """Count one finished game in which A played ``a_color``."""
+        self.moves += moves
+        value = outcome.value_for(a_color)
+        self.wins += value > 0
+        self.losses += value < 0
+        self.draws += value == 0
+        if a_color == Color.BLACK:
+            self.a_black_games += 1
+            self.a_black_wins += value > 0
+
     def describe(self) -> str:
         low, high = self.interval()
         elo_low, elo_high = self.elo_interval()
@@ -201,19 +212,6 @@ class _MatchGame:
         self.game.play(decision.action)
 
 
-def _record(result: MatchResult, match: _MatchGame, a_color: Color) -> None:
-    outcome = match.game.outcome()
-    assert outcome is not None
-    result.moves += len(match.game.moves)
-    value = outcome.value_for(a_color)
-    result.wins += value > 0
-    result.losses += value < 0
-    result.draws += value == 0
-    if a_color == Color.BLACK:
-        result.a_black_games += 1
-        result.a_black_wins += value > 0
-
-
 def play_match(a: Agent, b: Agent, rules: Rules, config: MatchConfig, sgf_dir: str | Path | None = None,
                on_game: Callable[[MatchResult], None] | None = None) -> MatchResult:
     """Play ``config.games`` games of A against B, colours alternating, and return A's results."""
@@ -245,7 +243,9 @@ def play_match(a: Agent, b: Agent, rules: Rules, config: MatchConfig, sgf_dir: s
 
 def _finish(match: _MatchGame, result: MatchResult, a: Agent, b: Agent, sgf_dir: str | Path | None) -> None:
     a_color = Color.BLACK if match.index % 2 == 0 else Color.WHITE
-    _record(result, match, a_color)
+    outcome = match.game.outcome()
+    assert outcome is not None
+    result.add(outcome, a_color, len(match.game.moves))
     if sgf_dir is not None:
         black, white = (a, b) if a_color == Color.BLACK else (b, a)
         text = dump_sgf(match.game, black_name=black.name, white_name=white.name, comments=match.comments,
