@@ -9,10 +9,11 @@
 set -euo pipefail
 
 WORK=${1:-runs/gnugo9}
-GAMES=${GAMES:-3000}
+GAMES=${GAMES:-2000}
 HOLDOUT_GAMES=${HOLDOUT_GAMES:-150}
 LEVEL=${LEVEL:-1}
-STEPS=${STEPS:-6000}
+RANDOM_MOVES=${RANDOM_MOVES:-4}   # random opening moves a game: they vary the games but are not GNU Go's moves
+STEPS=${STEPS:-4000}
 BLOCKS=${BLOCKS:-4}
 FILTERS=${FILTERS:-48}
 BATCH=${BATCH:-128}
@@ -21,16 +22,18 @@ HEADS=${HEADS:-pooled}        # size-independent heads: the result is the bundle
 mkdir -p "$WORK"
 
 t0=$(date +%s)
-python -m training.gnugo_games "$WORK/sgf/train" --games "$GAMES" --size 9 --level "$LEVEL" --jobs 2 --seed 1
+python -m training.gnugo_games "$WORK/sgf/train" --games "$GAMES" --size 9 --level "$LEVEL" --jobs 2 --seed 1 \
+    --random-moves "$RANDOM_MOVES"
 python -m training.gnugo_games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --size 9 --level "$LEVEL" --jobs 2 \
-    --seed 2
+    --seed 2 --random-moves "$RANDOM_MOVES"
 t1=$(date +%s)
 
 [ -f "$WORK/model0.safetensors" ] || engine bootstrap "$WORK/model0.safetensors" --game go --size 9 \
     --encoder "$ENCODER" --blocks "$BLOCKS" --filters "$FILTERS" --heads "$HEADS"
-engine gather --sgf "$WORK/sgf/train" --output-directory "$WORK/chunks/train" --model "$WORK/model0.safetensors"
+engine gather --sgf "$WORK/sgf/train" --output-directory "$WORK/chunks/train" --model "$WORK/model0.safetensors" \
+    --size 9 --skip-moves "$RANDOM_MOVES"
 engine gather --sgf "$WORK/sgf/holdout" --output-directory "$WORK/chunks/holdout" \
-    --model "$WORK/model0.safetensors"
+    --model "$WORK/model0.safetensors" --size 9 --skip-moves "$RANDOM_MOVES"
 t2=$(date +%s)
 
 [ -f "$WORK/model1.safetensors" ] || engine train "$WORK/chunks/train" "$WORK/model1.safetensors" \

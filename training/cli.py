@@ -170,11 +170,13 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
               "else the first input's].")
 @click.option("--window", type=click.IntRange(1), default=None, help="Only the newest N inputs.")
 @click.option("--chunk-samples", type=click.IntRange(1), default=8192, show_default=True)
+@click.option("--skip-moves", type=click.IntRange(0), default=0, show_default=True,
+              help="With --sgf: the first N moves of each game give no samples (e.g. random openings).")
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True)
 def gather_command(input_directory: str | None, sgf_directory: str | None, output_directory: str,
                    model_path: str | None, encoder: str | None, size: int | None, window: int | None,
-                   chunk_samples: int, seed: int | None, as_json: bool) -> None:
+                   chunk_samples: int, skip_moves: int, seed: int | None, as_json: bool) -> None:
     """Replay game records or SGF files into shuffled training chunks (idempotent)."""
     from tqdm import tqdm
 
@@ -186,12 +188,14 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
     if (model_path is None) == (encoder is None):
         raise click.UsageError("give one of --model and --encoder")
     kind = "records" if input_directory is not None else "sgf"
+    if skip_moves and kind != "sgf":
+        raise click.UsageError("--skip-moves applies to --sgf collections only")
     try:
         inputs = list_inputs(input_directory or sgf_directory, kind)  # type: ignore[arg-type]
         target = _gather_target(model_path, encoder, size, inputs, kind)
         with tqdm(total=len(inputs), desc="gather", unit="file", file=sys.stderr) as bar:
-            summary = gather(inputs, output_directory, target, GatherConfig(kind, window, chunk_samples, seed),
-                             bar.update)
+            config = GatherConfig(kind, window, chunk_samples, seed, skip_moves)
+            summary = gather(inputs, output_directory, target, config, bar.update)
     except (EngineError, ValueError, OSError) as error:
         raise _fail(error) from error
     result = {"inputs": summary.inputs, "already_gathered": summary.already_gathered, "empty": summary.empty,
@@ -248,14 +252,17 @@ def _gather_target(model_path: str | None, encoder: str | None, size: int | None
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
 @click.option("--device", default=None)
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="CPU threads for torch [default: every core]; 1 when other work shares the cores.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, generation_num: int | None,
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
                   l2: float, schedule: str, warmup_steps: int, value_weight: float, kl_target: float | None,
                   no_symmetries: bool, checkpoint_every: int, blocks: int, filters: int, heads: str,
-                  device: str | None, seed: int, as_json: bool) -> None:
+                  device: str | None, threads: int | None, seed: int, as_json: bool) -> None:
     """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
+    import torch
     from tqdm import tqdm
 
     from engine.types import EngineError
@@ -267,6 +274,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                          momentum=momentum, l2=l2, schedule=schedule, warmup_steps=warmup_steps,
                          value_weight=value_weight, kl_target=kl_target, symmetries=not no_symmetries,
                          checkpoint_every=checkpoint_every, seed=seed, device=device)
+    if threads is not None:
+        torch.set_num_threads(threads)
     try:
         samples = load_samples(list(chunks))
         model = _start_model(samples.info, load_file, blocks, filters, heads, seed)

@@ -61,12 +61,14 @@ class GatherTarget:
 @dataclass(frozen=True)
 class GatherConfig:
     """``kind``: ``records`` (self-play) or ``sgf``; ``window``: only the newest N inputs;
-    ``chunk_samples``: samples per chunk (a group of inputs is closed once it has that many)."""
+    ``chunk_samples``: samples per chunk (a group of inputs is closed once it has that many);
+    ``skip_moves``: SGF moves before this number give no samples (random openings, say)."""
 
     kind: str = "records"
     window: int | None = None
     chunk_samples: int = 8192
     seed: int | None = None
+    skip_moves: int = 0
 
 
 @dataclass
@@ -132,18 +134,20 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
             np.asarray(values, np.float32))
 
 
-def samples_from_sgf(record: GameRecord, encoder: Any) -> Arrays:
-    """Every move of an SGF record as a sample: pi the move played, z the recorded result."""
+def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0) -> Arrays:
+    """Every move of an SGF record after the first ``skip_moves`` as a sample: pi the move played, z the
+    recorded result. Skipped moves are still played (and checked)."""
     if record.result is None:
         raise SGFError("no result (RE) to learn the value from")
     rules = record.rules
     game = record.replay(upto=0)
     states, actions, values = [], [], []
     for number, move in enumerate(record.moves, 1):
-        state = game if move.color == game.to_play else game.with_side_to_move(move.color)
-        states.append(state.copy())
-        actions.append(move.action)
-        values.append(record.result.value_for(move.color))
+        if number > skip_moves:
+            state = game if move.color == game.to_play else game.with_side_to_move(move.color)
+            states.append(state.copy())
+            actions.append(move.action)
+            values.append(record.result.value_for(move.color))
         try:
             game.play(move.action, move.color)
         except IllegalMoveError as error:
@@ -191,10 +195,10 @@ def _next_chunk_path(output: Path, manifest: dict[str, Any]) -> Path:
 
 
 # ------------------------------------------------------------------ gather
-def _samples_of(path: Path, kind: str, encoder: Any, target: GatherTarget) -> Arrays | str:
+def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTarget) -> Arrays | str:
     """The samples of one input, or why it is rejected (logged as a warning)."""
     try:
-        if kind == "records":
+        if config.kind == "records":
             record = read_record(path)
             rules = record.rules
         else:
@@ -204,8 +208,9 @@ def _samples_of(path: Path, kind: str, encoder: Any, target: GatherTarget) -> Ar
             size = target.board_size
             reason = f"{rules.game} {rules.size}x{rules.size}, not {target.game} {size}x{size}"
         else:
-            return samples_from_record(record, encoder, str(path)) if kind == "records" else samples_from_sgf(
-                sgf, encoder)
+            if config.kind == "records":
+                return samples_from_record(record, encoder, str(path))
+            return samples_from_sgf(sgf, encoder, config.skip_moves)
     except SGFError as error:
         reason = str(error)
     log.warning("skipping %s: %s", path, reason)
@@ -238,7 +243,7 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
         if digest in manifest["inputs"] or any(digest == d for d, _, _ in group):
             summary.already_gathered += 1
         else:
-            samples = _samples_of(path, config.kind, encoder, target)
+            samples = _samples_of(path, config, encoder, target)
             if isinstance(samples, str):
                 summary.rejected += 1
                 manifest["inputs"][digest] = {"chunk": None, "name": path.name, "samples": 0, "rejected": samples}

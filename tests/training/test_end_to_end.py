@@ -42,7 +42,7 @@ def test_bootstrap_selfplay_gather_train_validate_genmove(tmp_path: Path) -> Non
     assert gathered == summary["targets"]
     data = chunks if Path(chunks).is_dir() else holdout
     trained = json.loads(_run("train", data, second, "--load-file", first, "--steps", "5", "--batch-size", "8",
-                              "--logdir", str(tmp_path / "tb"), "--json"))
+                              "--threads", "1", "--logdir", str(tmp_path / "tb"), "--json"))
     assert trained["steps"] == 5 and read_info(second).generation == 1
     check = holdout if Path(holdout).is_dir() else chunks
     scores = json.loads(_run("validate", check, "--load-file", second, "--json"))

@@ -119,3 +119,27 @@ def test_sgf_samples_are_the_moves_played_and_the_recorded_result(tmp_path: Path
     assert by_move[gtp_to_action("D4", 5)] == 1.0 and by_move[gtp_to_action("C3", 5)] == -1.0
     again = gather(list_inputs(sgf, "sgf"), tmp_path / "out", target, GatherConfig(kind="sgf"))
     assert again.already_gathered == 4 and again.inputs == 0
+
+
+def test_skipped_opening_moves_are_played_but_give_no_samples(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    sgf.mkdir()
+    (sgf / "a.sgf").write_text(_go_sgf(["C3", "D4", "B2", "A1"], "B+R"))
+    target = GatherTarget("go", 5, "sevenplane")
+    summary = gather(list_inputs(sgf, "sgf"), tmp_path / "out", target, GatherConfig(kind="sgf", skip_moves=2))
+    assert summary.samples == 2
+    samples = load_samples([tmp_path / "out"])
+    played = set(samples.policy.astype(np.float32).argmax(axis=1).tolist())
+    assert played == {gtp_to_action("B2", 5), gtp_to_action("A1", 5)}
+    stones = samples.planes.reshape(2, -1).sum(axis=1)   # the skipped moves' stones are on the board
+    assert np.all(stones > 0)
+
+
+def test_skip_moves_is_for_sgf_collections_only(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    result = CliRunner().invoke(main, ["gather", "--input-directory", str(tmp_path), "--output-directory",
+                                       str(tmp_path / "out"), "--encoder", "sevenplane", "--skip-moves", "4"])
+    assert result.exit_code == 2 and "--sgf collections only" in result.output
