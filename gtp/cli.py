@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,11 +18,33 @@ __all__ = ["gtp_command", "gomocup_command"]
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
 
+UNIFORM = "uniform"
+
+
+def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
+    if value is not None and value != UNIFORM and not Path(value).is_file():
+        raise click.BadParameter(f"{value!r} is not a model file (give a path, or 'uniform')")
+    return value
+
+
+def _resolve_model(model: str | None, game: str) -> str | None:
+    """The model file to load: the one given, else the bundled one; None plays with uniform priors."""
+    if model == UNIFORM:
+        return None
+    if model is not None:
+        return model
+    from engine.networks import bundled_model
+
+    bundled = bundled_model(game)
+    return None if bundled is None else str(bundled)
+
+
 def _engine_options(function: Any) -> Any:
     """Options both front ends share: the model, the search limits and the hardware."""
     options = [
-        click.option("--model", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="Model file. Without one the engine plays with uniform priors (very weak)."),
+        click.option("--model", default=None, callback=_check_model, metavar="PATH|uniform",
+                     help="Model file [default: the network bundled for the game, if one ships]; 'uniform' plays "
+                          "with uniform priors and no network (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
                      help="Search visits per move (default 800 unless --time is given)."),
         click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -31,6 +54,9 @@ def _engine_options(function: Any) -> Any:
                      help="Positions per network evaluation."),
         click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
         click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network."),
+        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
+                     help="How the network runs: compile (torch.compile; a slower start, faster moves on a CPU), "
+                          "eager, or auto (compile on a CPU, eager on a GPU)."),
         click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
         click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
                      show_default=True, help="Diagnostics on stderr."),
@@ -58,7 +84,7 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 @_engine_options
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, model: str | None,
                 visits: int | None, seconds: float | None, batch: int, device: str | None, threads: int | None,
-                seed: int | None, log_level: str) -> None:
+                runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -72,8 +98,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     from gtp.commands import serve
     from gtp.state import FrontEndConfig
 
-    config = FrontEndConfig(model=model, game=game, size=size, rules=rules_text, komi=komi, visits=visits,
-                            seconds=seconds, batch=batch, device=device, threads=threads, seed=seed)
+    config = FrontEndConfig(model=_resolve_model(model, game), game=game, size=size, rules=rules_text, komi=komi,
+                            visits=visits, seconds=seconds, batch=batch, device=device, threads=threads,
+                            runtime=runtime, seed=seed)
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -84,7 +111,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 @click.command("gomocup")
 @_engine_options
 def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                    threads: int | None, seed: int | None, log_level: str) -> None:
+                    threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
     The board size comes with START; INFO rule 1 selects exactly-five
@@ -96,6 +123,6 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     from gtp.gomocup import play_gomocup
     from gtp.state import FrontEndConfig
 
-    config = FrontEndConfig(model=model, game="gomoku", visits=visits, seconds=seconds, batch=batch, device=device,
-                            threads=threads, seed=seed)
+    config = FrontEndConfig(model=_resolve_model(model, "gomoku"), game="gomoku", visits=visits, seconds=seconds,
+                            batch=batch, device=device, threads=threads, runtime=runtime, seed=seed)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)

@@ -56,6 +56,7 @@ class FrontEndConfig:
     batch: int = 16
     device: str | None = None
     threads: int | None = None
+    runtime: str = "auto"
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
     lag: float = DEFAULT_LAG
@@ -148,8 +149,10 @@ class EngineState:
         started = time.perf_counter()
         try:
             if self.config.model is None:
-                log.warning("no model given (--model PATH): playing with uniform priors and no value "
-                            "network, which is very weak")
+                log.warning("no network (none given with --model PATH, none bundled for %s): playing with "
+                            "uniform priors and no value network, which is very weak", self.rules.game)
+            else:
+                log.info("network: %s", self.config.model)
             self._player = self._player_for(self.rules)
             game = Game(self.rules)
             self._player.analyse(game, visits=2 * self.config.batch)
@@ -173,7 +176,7 @@ class EngineState:
         key = (rules.game, rules.size)
         if key not in self._evaluators:
             options = EvaluatorOptions(device=self.config.device, threads=self.config.threads,
-                                       seed=self.config.seed)
+                                       runtime=self.config.runtime, seed=self.config.seed)
             self._evaluators[key] = load_evaluator(rules, self.config.model, options)
         return self._evaluators[key]
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
+from engine.networks import bundled_model
 from tests.gtp.helpers import responses
 
 ENGINE = [sys.executable, "-c", "from engine.cli import main; main()"]
@@ -27,33 +28,47 @@ def test_help_is_light() -> None:
 def test_help_names_the_options() -> None:
     result = CliRunner().invoke(main, ["gtp", "--help"])
     for option in ("--model", "--game", "--size", "--rules", "--komi", "--visits", "--time", "--batch", "--device",
-                   "--threads", "--seed"):
+                   "--threads", "--runtime", "--seed"):
         assert option in result.output
 
 
 @pytest.mark.parametrize("args,message", [(["--visits", "10", "--time", "1"], "not both"),
                                           (["--game", "gomoku", "--rules", "japanese"], "are for go"),
                                           (["--rules", "chinese komi=0.3"], "komi"),
-                                          (["--size", "30"], "30")])
+                                          (["--size", "30"], "30"),
+                                          (["--model", "no/such/file.safetensors"], "not a model file")])
 def test_bad_options_are_usage_errors(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["gtp", *args], input="")
     assert result.exit_code == 2
     assert message in result.output
 
 
-def test_a_fresh_install_plays_with_a_note_on_stderr() -> None:
-    """No model: a clear note on stderr, GTP answers on stdout and nothing else there."""
+def _play_a_few_commands(*options: str) -> str:
+    """Run a short GTP script; check every answer is on stdout and nothing else is there; return stderr."""
     script = b"1 protocol_version\n2 boardsize 9\n3 play b E5\n4 genmove w\n5 final_score\n6 quit\n"
-    result = subprocess.run([*ENGINE, "gtp", "--visits", "16", "--seed", "1"], input=script, capture_output=True,
-                            timeout=120)
+    result = subprocess.run([*ENGINE, "gtp", "--visits", "16", "--seed", "1", *options], input=script,
+                            capture_output=True, timeout=300)
     assert result.returncode == 0, result.stderr.decode()
     found = responses(result.stdout.decode())
     assert [(status, ident) for status, ident, _ in found] == [("=", str(i)) for i in range(1, 7)]
     assert found[0][2] == "2"
     stderr = result.stderr.decode()
-    assert "no model given" in stderr
     for line in stderr.splitlines():  # Lizzie reads stderr mixed with stdout: no line may look like GTP output
         assert not line.startswith(("=", "?", "info", "play")) and " -> " not in line
+    return stderr
+
+
+def test_a_fresh_install_plays_go_on_the_bundled_network() -> None:
+    bundled = bundled_model("go")
+    assert bundled is not None, "the bundled Go network is missing from engine/networks"
+    stderr = _play_a_few_commands()
+    assert f"network: {bundled}" in stderr
+    assert "uniform priors" not in stderr
+
+
+def test_uniform_plays_without_a_network_and_says_so() -> None:
+    stderr = _play_a_few_commands("--model", "uniform")
+    assert "no network" in stderr and "uniform priors" in stderr
 
 
 def test_gomoku_from_the_command_line() -> None:

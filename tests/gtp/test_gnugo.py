@@ -23,7 +23,7 @@ from tests.support.gnugo import GTPClient, gnugo_argv
 
 RULES = "chinese ko=simple komi=7.5 size=9"
 ENGINE_ARGV = [sys.executable, "-c", "from engine.cli import main; main()", "gtp", "--size", "9", "--rules", RULES,
-               "--visits", "16", "--batch", "8", "--seed", "11", "--log-level", "warning"]
+               "--model", "uniform", "--visits", "16", "--batch", "8", "--seed", "11", "--log-level", "warning"]
 
 
 def _vertices(text: str) -> list[int]:

@@ -94,4 +94,4 @@ def test_engine_gomocup_subprocess() -> None:
     assert result.returncode == 0, result.stderr.decode()
     assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
     assert lines[3].startswith('name="engine", version=')
-    assert "no model given" in result.stderr.decode()
+    assert "none bundled for gomoku" in result.stderr.decode()
