@@ -4,7 +4,7 @@ It owns the search limits, tree reuse, root noise and temperature, and the
 two decisions a search cannot make alone: when to resign (the root value
 stays below a threshold for several of the player's own moves) and when to
 pass (never into a loss under area scoring, and back at once when the
-opponent passed and the game is won as it stands).
+opponent passed, the game is won as it stands and the board is settled).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from engine.types import Color
 __all__ = ["PlayerConfig", "Decision", "Player"]
 
 DEAD_STONE_PLAYOUTS = 200
+"""Random playouts behind the dead-stone estimate that judges a game-ending pass."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,13 @@ class Player:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
         margin = self._margin_if_passing_ends(game)
         if margin is not None and margin > 0:
-            return pass_action  # the opponent passed and the game is won: end it
+            return pass_action  # the opponent passed and the game is won on a settled board: end it
         if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
             policy = result.policy(self.config.temperature)
             action = int(self.rng.choice(len(policy), p=policy))
         else:
             action = result.best_action
-        if action == pass_action and margin is not None:  # passing would end the game in a loss or a draw
+        if action == pass_action and margin is not None:  # passing would end the game unwon or unsettled
             visits = np.where(legal, result.visits, -1.0)
             visits[pass_action] = -1.0
             if visits.max() >= 0:
@@ -147,7 +148,10 @@ class Player:
         the opponent just passed); None otherwise.
 
         Unless ``remove_dead_stones`` is off, the stones a playout estimate
-        calls dead are taken off first, as ``final_score`` does in GTP.
+        calls dead are taken off first, as ``final_score`` does in GTP, and a
+        board that is not settled (more empty points touching both colours than
+        the board has lines) counts as no margin: a referee that judges dead
+        stones, GNU Go say, may disagree with a count of a half-played board.
         """
         if game.rules.game != "go" or game.rules.scoring != "area" or not game.moves:
             return None
@@ -157,5 +161,7 @@ class Player:
         if self.config.remove_dead_stones:
             ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
             dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
+            if np.count_nonzero(game.ownership(dead) == 0) > game.rules.size:
+                return 0.0
         lead = game.score(dead)
         return lead if game.to_play == Color.BLACK else -lead

@@ -98,3 +98,16 @@ def test_judges_a_game_ending_pass_with_dead_stones_removed() -> None:
     assert game.score() < 0  # scored as it stands, white leads on komi
     assert _player().choose(game).action != game.rules.pass_action
     assert _player(remove_dead_stones=False).choose(game).action == game.rules.pass_action
+
+
+def test_does_not_pass_back_on_an_unsettled_board() -> None:
+    """Black passed after two stones: white leads on komi as the board stands, but the board is one
+    neutral region, so white plays on (GNU Go, scoring this, calls the A1 stone dead)."""
+    game = Game(Rules.go(9, "chinese"))
+    for vertex in ["E5", "A1", "pass"]:
+        game.play(gtp_to_action(vertex, 9))
+    assert game.score() < 0
+    for seed in range(3):
+        player = Player(Constant(0.0), PlayerConfig(visits=64, search=SearchConfig(batch_size=8)), seed=seed)
+        assert player.choose(game).action != game.rules.pass_action
+    assert _player(remove_dead_stones=False).choose(game).action == game.rules.pass_action
