@@ -128,7 +128,8 @@ class Player:
         pass_action = game.rules.pass_action
         if result.visits.sum() <= 0:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
-        margin = self._margin_if_passing_ends(game)
+        ends = bool(game.moves) and game.moves[-1].action == pass_action
+        margin = self._pass_margin(game, ends) if ends else None
         if margin is not None and margin > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
         if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
@@ -136,32 +137,38 @@ class Player:
             action = int(self.rng.choice(len(policy), p=policy))
         else:
             action = result.best_action
-        if action == pass_action and margin is not None:  # passing would end the game unwon or unsettled
+        if action == pass_action and not ends:
+            margin = self._pass_margin(game, ends)
+        if action == pass_action and margin is not None and margin <= 0:  # unwon, or unsettled at the end
             visits = np.where(legal, result.visits, -1.0)
             visits[pass_action] = -1.0
             if visits.max() >= 0:
                 action = int(np.argmax(visits))
         return action
 
-    def _margin_if_passing_ends(self, game: Game) -> float | None:
-        """The side to move's margin if it passed now and that ended the game (Go, area scoring,
-        the opponent just passed); None otherwise.
+    def _pass_margin(self, game: Game, ends: bool) -> float | None:
+        """The side to move's margin if it passed now (Go, area scoring), or None where it is not judged.
 
         Unless ``remove_dead_stones`` is off, the stones a playout estimate
-        calls dead are taken off first, as ``final_score`` does in GTP, and a
-        board that is not settled (more empty points touching both colours than
-        the board has lines) counts as no margin: a referee that judges dead
-        stones, GNU Go say, may disagree with a count of a half-played board.
+        calls dead are taken off first, as ``final_score`` does in GTP, and
+        every pass is judged: a network may pass while its groups are dying.
+        A pass that ends the game (``ends``) also needs a settled board: more
+        empty points touching both colours than the board has lines count as
+        no margin, since a referee that judges dead stones, GNU Go say, may
+        disagree with a count of a half-played board. With ``remove_dead_stones``
+        off (self-play scored as the board stands) only game-ending passes are
+        judged, on the board as it stands.
         """
-        if game.rules.game != "go" or game.rules.scoring != "area" or not game.moves:
+        if game.rules.game != "go" or game.rules.scoring != "area":
             return None
-        if game.moves[-1].action != game.rules.pass_action:
-            return None
-        dead: list[int] = []
-        if self.config.remove_dead_stones:
-            ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
-            dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
-            if np.count_nonzero(game.ownership(dead) == 0) > game.rules.size:
-                return 0.0
+        if not self.config.remove_dead_stones:
+            if not ends:
+                return None
+            lead = game.score()
+            return lead if game.to_play == Color.BLACK else -lead
+        ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
+        dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
+        if ends and np.count_nonzero(game.ownership(dead) == 0) > game.rules.size:
+            return 0.0
         lead = game.score(dead)
         return lead if game.to_play == Color.BLACK else -lead

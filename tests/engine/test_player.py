@@ -111,3 +111,37 @@ def test_does_not_pass_back_on_an_unsettled_board() -> None:
         player = Player(Constant(0.0), PlayerConfig(visits=64, search=SearchConfig(batch_size=8)), seed=seed)
         assert player.choose(game).action != game.rules.pass_action
     assert _player(remove_dead_stones=False).choose(game).action == game.rules.pass_action
+
+
+class PassLover(Constant):
+    """Every prior on pass: a network that wants to pass whatever the board says."""
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = super().evaluate(positions, legal)
+        priors[:] = 0.0
+        priors[:, -1] = 1.0
+        return priors, values
+
+
+def _column_e(game: Game, color: Color) -> None:
+    stones = [gtp_to_action(f"E{row}", 9) for row in range(1, 10)]
+    game.setup(**({"black": stones} if color == Color.BLACK else {"white": stones}), to_play=WHITE)
+
+
+def test_does_not_pass_first_while_losing_on_the_judged_board() -> None:
+    """GTP play judges every pass: white, owning nothing, must not pass although its network wants to."""
+    game = Game(Rules.go(9, "chinese"))
+    _column_e(game, Color.BLACK)
+    judged = Player(PassLover(), PlayerConfig(visits=32, search=SearchConfig(batch_size=8)), seed=0)
+    assert judged.choose(game).action != game.rules.pass_action
+    strict = Player(PassLover(), PlayerConfig(visits=32, remove_dead_stones=False,
+                                               search=SearchConfig(batch_size=8)), seed=0)
+    assert strict.choose(game).action == game.rules.pass_action  # self-play: a first pass is not judged
+
+
+def test_passes_first_when_winning_on_the_judged_board() -> None:
+    game = Game(Rules.go(9, "chinese"))
+    _column_e(game, Color.WHITE)
+    judged = Player(PassLover(), PlayerConfig(visits=32, search=SearchConfig(batch_size=8)), seed=0)
+    assert judged.choose(game).action == game.rules.pass_action
