@@ -10,7 +10,7 @@
 set -euo pipefail
 
 RUN_DIR=${1:-runs/gomoku6}
-GENERATIONS=${GENERATIONS:-16}
+GENERATIONS=${GENERATIONS:-10}
 GAMES=${GAMES:-400}            # self-play games a generation
 READOUTS=${READOUTS:-400}      # visits of a full search (25% of the moves; the rest get a sixth)
 STEPS=${STEPS:-1000}           # training steps a generation, batches of 256
