@@ -129,8 +129,8 @@ class Player:
         if result.visits.sum() <= 0:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
         ends = bool(game.moves) and game.moves[-1].action == pass_action
-        margin = self._pass_margin(game, ends) if ends else None
-        if margin is not None and margin > 0:
+        judged = self._judge_pass(game, ends) if ends else None
+        if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
         if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
             policy = result.policy(self.config.temperature)
@@ -138,16 +138,21 @@ class Player:
         else:
             action = result.best_action
         if action == pass_action and not ends:
-            margin = self._pass_margin(game, ends)
-        if action == pass_action and margin is not None and margin <= 0:  # unwon, or unsettled at the end
-            visits = np.where(legal, result.visits, -1.0)
-            visits[pass_action] = -1.0
+            judged = self._judge_pass(game, ends)
+        if action == pass_action and judged is not None and judged[0] <= 0:  # unwon, or unsettled at the end
+            # play on, but never inside our own area: under area scoring that cannot gain a point and
+            # filling our own eyes can lose groups
+            candidates = legal.copy()
+            candidates[:pass_action] &= judged[1] != int(game.to_play)
+            candidates[pass_action] = False
+            visits = np.where(candidates, result.visits, -1.0)
             if visits.max() >= 0:
                 action = int(np.argmax(visits))
         return action
 
-    def _pass_margin(self, game: Game, ends: bool) -> float | None:
-        """The side to move's margin if it passed now (Go, area scoring), or None where it is not judged.
+    def _judge_pass(self, game: Game, ends: bool) -> tuple[float, np.ndarray] | None:
+        """The side to move's margin if it passed now (Go, area scoring) and the owner of every point
+        as judged, or None where the pass is not judged.
 
         Unless ``remove_dead_stones`` is off, the stones a playout estimate
         calls dead are taken off first, as ``final_score`` does in GTP, and
@@ -161,14 +166,15 @@ class Player:
         """
         if game.rules.game != "go" or game.rules.scoring != "area":
             return None
-        if not self.config.remove_dead_stones:
-            if not ends:
-                return None
-            lead = game.score()
-            return lead if game.to_play == Color.BLACK else -lead
-        ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
-        dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
-        if ends and np.count_nonzero(game.ownership(dead) == 0) > game.rules.size:
-            return 0.0
+        dead: list[int] = []
+        if self.config.remove_dead_stones:
+            ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
+            dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
+        elif not ends:
+            return None
+        owners = game.ownership(dead)
         lead = game.score(dead)
-        return lead if game.to_play == Color.BLACK else -lead
+        margin = lead if game.to_play == Color.BLACK else -lead
+        if self.config.remove_dead_stones and ends and np.count_nonzero(owners == 0) > game.rules.size:
+            margin = 0.0
+        return margin, owners

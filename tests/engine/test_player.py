@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.coords import gtp_to_action
 from engine.game import Game
-from engine.mcts import SearchConfig
+from engine.mcts import SearchConfig, SearchResult
 from engine.player import Player, PlayerConfig
 from engine.position import Position
 from engine.rules import Rules
@@ -145,3 +145,20 @@ def test_passes_first_when_winning_on_the_judged_board() -> None:
     _column_e(game, Color.WHITE)
     judged = Player(PassLover(), PlayerConfig(visits=32, search=SearchConfig(batch_size=8)), seed=0)
     assert judged.choose(game).action == game.rules.pass_action
+
+
+def test_playing_on_after_a_pass_never_fills_its_own_area() -> None:
+    """White passed and leads; black's search likes a pass best, then column A, which black already owns:
+    black plays on elsewhere, since moves in its own area cannot gain a point and can fill its own eyes."""
+    game = Game(Rules.go(9, "chinese"))
+    game.setup(black=[gtp_to_action(f"B{row}", 9) for row in range(1, 10)],
+               white=[gtp_to_action(f"D{row}", 9) for row in range(1, 10)], to_play=WHITE)
+    game.play(game.rules.pass_action)
+    assert game.score() < 0
+    column_a = [gtp_to_action(f"A{row}", 9) for row in range(1, 10)]
+    visits = np.zeros(game.rules.num_actions, np.float32)
+    visits[game.rules.pass_action], visits[column_a], visits[gtp_to_action("G5", 9)] = 50, 10, 1
+    result = SearchResult(visits, np.zeros_like(visits), np.zeros_like(visits), -0.5, 100, 0.1, [])
+    for strict in (False, True):  # GTP (dead stones judged) and self-play (the board as it stands)
+        player = _player(remove_dead_stones=not strict)
+        assert player.decide(game, result).action == gtp_to_action("G5", 9)
