@@ -100,7 +100,8 @@ def play_game(black: GtpEngine, white: GtpEngine, rules: Rules, random_moves: in
         engine.send(f"komi {rules.komi:g}")
     game = Game(rules)
 
-    def tell_others(mover: GtpEngine, color: Color, vertex: str) -> None:
+    def tell_others(mover: GtpEngine | None, color: Color, vertex: str) -> None:
+        """Every engine but the mover (all of them for a random move) learns of the move."""
         for engine in engines:
             if engine is not mover:
                 engine.send(f"play {color.letter} {vertex}")
@@ -108,8 +109,7 @@ def play_game(black: GtpEngine, white: GtpEngine, rules: Rules, random_moves: in
     for _ in range(random_moves):
         color, action = game.to_play, random_move(game, rng)
         game.play(action)
-        for engine in engines:
-            engine.send(f"play {color.letter} {action_to_gtp(action, rules.size)}")
+        tell_others(None, color, action_to_gtp(action, rules.size))
     while not game.is_over:
         color = game.to_play
         mover = players[color]
