@@ -10,17 +10,17 @@ Planes hold small exact integers in the encoder's declared ``dtype`` (``uint8``
 for 0/1 planes, ``int8`` for ``oneplane``'s -1/0/+1); cast them to the
 network's float type on the device, which moves four times less memory.
 
-Ko and superko. A :class:`~engine.position.Position` knows only simple ko (the
+Ko and superko. A :class:`~engine.core.position.Position` knows only simple ko (the
 point its ``ko_action`` names, while that ko is active for the side to move).
 The ko plane of the encoders that have one adds the points that superko
-forbids when the state is a :class:`~engine.game.Game` (which knows the
+forbids when the state is a :class:`~engine.core.game.Game` (which knows the
 history), or when the caller passes ``banned``, a ``bool[N*N]`` mask (one per
 position in a batch) of extra points the side to move may not play because of
 ko; the search, whose positions carry no game history, passes that mask if it
 tracks superko itself.
 
 The per-point work of every encoder is one ``@njit(cache=True)`` kernel over
-the whole batch, reading the padded arrays of ``engine.board`` directly; the
+the whole batch, reading the padded arrays of ``engine.core.board`` directly; the
 only Python loop is the one that stacks the B positions' arrays, and
 ``encode_arrays`` skips even that for a caller that keeps its batch stacked.
 """
@@ -32,11 +32,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from engine.board import INFO_LEN, ROWS, Geometry, geometry
-from engine.game import Game
-from engine.position import Position, PositionBatch
-from engine.rules import Rules
-from engine.types import EngineError
+from engine.core.board import INFO_LEN, ROWS, Geometry, geometry
+from engine.core.game import Game
+from engine.core.position import Position, PositionBatch
+from engine.core.rules import Rules
+from engine.core.types import EngineError
 
 __all__ = ["Encoder", "EncoderError", "State", "superko_banned"]
 
@@ -102,7 +102,7 @@ class Encoder:
     def encode_batch(self, states: Sequence[State], banned: np.ndarray | None = None) -> np.ndarray:
         """``[B, C, N, N]`` planes of a batch; ``banned`` is an optional ``bool[B, N*N]``.
 
-        ``states`` may be a :class:`~engine.position.PositionBatch`, read in place.
+        ``states`` may be a :class:`~engine.core.position.PositionBatch`, read in place.
         """
         if isinstance(states, PositionBatch):
             self._check_rules(states.rules)

@@ -16,8 +16,8 @@ import numpy as np
 
 from encoders.registry import ENCODERS, get_encoder
 from engine.bench.timing import measure_rate, report
-from engine.position import Position
-from engine.rules import Rules
+from engine.core.position import Position
+from engine.core.rules import Rules
 
 __all__ = ["encode_command", "random_positions"]
 

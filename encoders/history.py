@@ -19,9 +19,9 @@ import numpy as np
 
 from encoders.base import Encoder
 from encoders.stones import split_colors
-from engine.board import HISTORY, HISTORY_LEN, RING, STONES, TO_PLAY
-from engine.jit import njit
-from engine.types import BLACK
+from engine.core.board import HISTORY, HISTORY_LEN, RING, STONES, TO_PLAY
+from engine.core.jit import njit
+from engine.core.types import BLACK
 
 __all__ = ["Zero17Encoder", "LZ18Encoder"]
 

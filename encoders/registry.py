@@ -10,7 +10,7 @@ from encoders.base import Encoder, EncoderError
 from encoders.history import LZ18Encoder, Zero17Encoder
 from encoders.liberties import ElevenPlaneEncoder, SevenPlaneEncoder
 from encoders.stones import Gomoku4Encoder, OnePlaneEncoder
-from engine.rules import Rules
+from engine.core.rules import Rules
 
 __all__ = ["ENCODERS", "encoder_names", "get_encoder"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from encoders.base import Encoder
-from engine.board import LAST, STONES, TO_PLAY
-from engine.jit import njit
-from engine.types import BLACK
+from engine.core.board import LAST, STONES, TO_PLAY
+from engine.core.jit import njit
+from engine.core.types import BLACK
 
 __all__ = ["OnePlaneEncoder", "Gomoku4Encoder"]
 

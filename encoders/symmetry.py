@@ -29,8 +29,8 @@ import math
 
 import numpy as np
 
-from engine.board import HASH, HISTORY, KO, LAST
-from engine.position import Position
+from engine.core.board import HASH, HISTORY, KO, LAST
+from engine.core.position import Position
 
 __all__ = ["NUM_SYMMETRIES", "SYMMETRY_NAMES", "inverse", "transform_planes", "inverse_planes",
            "transform_policy", "inverse_policy", "action_map", "transform_action", "transform_position"]

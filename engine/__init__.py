@@ -1,47 +1,109 @@
-"""Rules core, search and network of an AlphaZero-style engine for Go and Gomoku.
+"""An AlphaZero-style engine for Go and Gomoku: rules core, formats, search, network.
 
-The public surface of the rules core::
+The layers, each a subpackage that imports only those before it:
 
-    from engine import Rules, Game, Position, Color
+* ``engine.core``: the rules of Go and Gomoku as compiled kernels behind ``Position`` and ``Game``.
+* ``engine.formats``: SGF records and ASCII diagrams.
+* ``engine.search``: the array tree, PUCT search, the evaluator protocol and the ``Player``.
+* ``engine.nn``: the network, model files, the network's evaluator and the bundled networks
+  (the only layer that imports torch).
+
+This module is the public surface: ``gtp`` and ``training`` import from ``engine`` only the names
+in ``__all__`` (a test holds them to it). Names load on first use, so ``engine --help`` imports
+neither numba nor torch::
+
+    from engine import Rules, Game, gtp_to_action
     game = Game(Rules.go(9, "chinese"))
     game.play(gtp_to_action("E5", 9))
-
-Importing ``engine`` loads the compiled rules core lazily: nothing heavy is
-imported until an attribute is used, so ``engine --help`` stays fast.
 """
 
 from __future__ import annotations
 
 from engine.lazy import lazy_getattr
 
-__all__ = [
-    "Rules", "Game", "Move", "Position", "Color", "Outcome",
-    "IllegalMoveError", "InvalidVertexError", "RulesError", "SGFError", "EngineError",
-    "gtp_to_action", "action_to_gtp", "sgf_to_action", "action_to_sgf",
-    "load_sgf", "load_sgf_file", "dump_sgf", "GameRecord",
-]
-
 _HOMES = {
-    "Rules": "engine.rules",
-    "Game": "engine.game",
-    "Move": "engine.game",
-    "Position": "engine.position",
-    "Color": "engine.types",
-    "Outcome": "engine.types",
-    "IllegalMoveError": "engine.types",
-    "InvalidVertexError": "engine.types",
-    "RulesError": "engine.types",
-    "SGFError": "engine.types",
-    "EngineError": "engine.types",
-    "gtp_to_action": "engine.coords",
-    "action_to_gtp": "engine.coords",
-    "sgf_to_action": "engine.coords",
-    "action_to_sgf": "engine.coords",
-    "load_sgf": "engine.sgf",
-    "load_sgf_file": "engine.sgf",
-    "dump_sgf": "engine.sgf",
-    "GameRecord": "engine.sgf",
+    # engine.core.types
+    "BLACK": "engine.core.types",
+    "Color": "engine.core.types",
+    "EngineError": "engine.core.types",
+    "IllegalMoveError": "engine.core.types",
+    "InvalidVertexError": "engine.core.types",
+    "Outcome": "engine.core.types",
+    "RulesError": "engine.core.types",
+    "SGFError": "engine.core.types",
+    "WHITE": "engine.core.types",
+    # engine.core.rules
+    "Rules": "engine.core.rules",
+    # engine.core.coords
+    "action_to_gtp": "engine.core.coords",
+    "action_to_sgf": "engine.core.coords",
+    "gtp_to_action": "engine.core.coords",
+    "sgf_to_action": "engine.core.coords",
+    # engine.core.board
+    "TO_PLAY": "engine.core.board",
+    "geometry": "engine.core.board",
+    # engine.core.position
+    "Position": "engine.core.position",
+    "PositionBatch": "engine.core.position",
+    # engine.core.game
+    "Game": "engine.core.game",
+    "Move": "engine.core.game",
+    # engine.core.handicap
+    "HandicapError": "engine.core.handicap",
+    "fixed_handicap": "engine.core.handicap",
+    "free_handicap": "engine.core.handicap",
+    # engine.core.rules_kernels
+    "pack_rules": "engine.core.rules_kernels",
+    "terminal_value": "engine.core.rules_kernels",
+    # engine.core.playout
+    "random_playout": "engine.core.playout",
+    "seed_kernels": "engine.core.playout",
+    # engine.core.ownership
+    "DEFAULT_PLAYOUTS": "engine.core.ownership",
+    "playout_ownership": "engine.core.ownership",
+    "stone_status": "engine.core.ownership",
+    # engine.formats.sgf
+    "GameRecord": "engine.formats.sgf",
+    "dump_sgf": "engine.formats.sgf",
+    "load_sgf": "engine.formats.sgf",
+    "load_sgf_file": "engine.formats.sgf",
+    # engine.formats.diagram
+    "to_diagram": "engine.formats.diagram",
+    # engine.search.evaluator
+    "Evaluator": "engine.search.evaluator",
+    "Positions": "engine.search.evaluator",
+    "UniformEvaluator": "engine.search.evaluator",
+    "legal_masks": "engine.search.evaluator",
+    # engine.search.mcts
+    "Search": "engine.search.mcts",
+    "SearchConfig": "engine.search.mcts",
+    "SearchResult": "engine.search.mcts",
+    # engine.search.player
+    "Decision": "engine.search.player",
+    "Player": "engine.search.player",
+    "PlayerConfig": "engine.search.player",
+    # engine.nn.net
+    "NetConfig": "engine.nn.net",
+    "PolicyValueNet": "engine.nn.net",
+    # engine.nn.model_file
+    "MODEL_SUFFIX": "engine.nn.model_file",
+    "Model": "engine.nn.model_file",
+    "ModelFormatError": "engine.nn.model_file",
+    "ModelInfo": "engine.nn.model_file",
+    "load_model": "engine.nn.model_file",
+    "model_name": "engine.nn.model_file",
+    "read_info": "engine.nn.model_file",
+    "save_model": "engine.nn.model_file",
+    # engine.nn.evaluator
+    "NetEvaluator": "engine.nn.evaluator",
+    "pick_device": "engine.nn.evaluator",
+    # engine.nn.loading
+    "EvaluatorOptions": "engine.nn.loading",
+    "load_evaluator": "engine.nn.loading",
+    # engine.nn.networks
+    "bundled_model": "engine.nn.networks",
 }
 
+__all__ = sorted(_HOMES)
 
 __getattr__ = lazy_getattr("engine", _HOMES)

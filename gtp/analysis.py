@@ -32,9 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.coords import action_to_gtp
-from engine.mcts import Search, SearchResult
-from engine.types import Color
+from engine import Color, Search, SearchResult, action_to_gtp
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
 from gtp.state import EngineState, parse_color, parse_int

@@ -33,7 +33,7 @@ def _resolve_model(model: str | None, game: str) -> str | None:
         return None
     if model is not None:
         return model
-    from engine.networks import bundled_model
+    from engine import bundled_model
 
     bundled = bundled_model(game)
     return None if bundled is None else str(bundled)
@@ -94,7 +94,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     """
     _check_limits(visits, seconds)
     _setup_logging(log_level)
-    from engine.types import RulesError
+    from engine import RulesError
     from gtp.commands import serve
     from gtp.state import FrontEndConfig
 

@@ -17,11 +17,20 @@ from typing import BinaryIO
 
 import numpy as np
 
-from engine.diagram import to_diagram
-from engine.game import Game
-from engine.handicap import HandicapError, fixed_handicap, free_handicap
-from engine.sgf import dump_sgf, load_sgf_file
-from engine.types import BLACK, WHITE, EngineError, Outcome, RulesError
+from engine import (
+    BLACK,
+    WHITE,
+    EngineError,
+    Game,
+    HandicapError,
+    Outcome,
+    RulesError,
+    dump_sgf,
+    fixed_handicap,
+    free_handicap,
+    load_sgf_file,
+    to_diagram,
+)
 from gtp import analysis, gogui
 from gtp.errors import describe_error
 from gtp.protocol import (

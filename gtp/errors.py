@@ -9,8 +9,7 @@ logs the traceback.
 
 from __future__ import annotations
 
-from engine.handicap import HandicapError
-from engine.types import EngineError, IllegalMoveError, InvalidVertexError, RulesError, SGFError
+from engine import EngineError, HandicapError, IllegalMoveError, InvalidVertexError, RulesError, SGFError
 from gtp.protocol import BAD_VERTEX, CANNOT_LOAD, ILLEGAL_MOVE, INVALID_STONES
 
 __all__ = ["describe_error"]

@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.coords import action_to_gtp
-from engine.mcts import SearchResult
-from engine.types import BLACK, WHITE, Color
+from engine import BLACK, WHITE, Color, SearchResult, action_to_gtp
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request
 from gtp.state import EngineState

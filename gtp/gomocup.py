@@ -37,9 +37,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from engine.game import Game
-from engine.rules import Rules
-from engine.types import BLACK, WHITE, Color, EngineError
+from engine import BLACK, WHITE, Color, EngineError, Game, Rules
 from gtp.protocol import MAX_LINE_BYTES, GtpError
 from gtp.state import EngineState, FrontEndConfig
 from gtp.timecontrol import TimeSettings

@@ -19,14 +19,30 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.coords import action_to_gtp, gtp_to_action
-from engine.game import Game
-from engine.loading import EvaluatorOptions, load_evaluator
-from engine.mcts import Evaluator, Search, SearchConfig, SearchResult
-from engine.ownership import DEFAULT_PLAYOUTS, playout_ownership, stone_status
-from engine.player import Decision, Player, PlayerConfig
-from engine.rules import Rules
-from engine.types import BLACK, WHITE, Color, EngineError, InvalidVertexError, RulesError
+from engine import (
+    BLACK,
+    DEFAULT_PLAYOUTS,
+    WHITE,
+    Color,
+    Decision,
+    EngineError,
+    Evaluator,
+    EvaluatorOptions,
+    Game,
+    InvalidVertexError,
+    Player,
+    PlayerConfig,
+    Rules,
+    RulesError,
+    Search,
+    SearchConfig,
+    SearchResult,
+    action_to_gtp,
+    gtp_to_action,
+    load_evaluator,
+    playout_ownership,
+    stone_status,
+)
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
 

@@ -1,4 +1,9 @@
-"""The layering rules of DESIGN.md, checked on the import statements of every module."""
+"""The layering rules of DESIGN.md, checked by path prefix on every import and every lazy reference.
+
+A lazy reference is a string naming a module of this repository (``"engine.core.rules"`` or
+``"training.cli:train_command"``): lazy attribute tables and click's lazy subcommands import
+through such strings, so they count as imports.
+"""
 
 from __future__ import annotations
 
@@ -9,57 +14,112 @@ from pathlib import Path
 
 import pytest
 
+import engine
+
 ROOT = Path(__file__).resolve().parents[1]
-RULES_CORE = {"engine", "engine.types", "engine.rules", "engine.coords", "engine.board", "engine.go",
-              "engine.gomoku", "engine.scoring", "engine.position", "engine.game", "engine.diagram",
-              "engine.sgf", "engine.handicap", "engine.playout", "engine.jit"}
-# Top-level modules that may name anything (they are the CLI layer).
-CLI_LAYER = {"engine.cli"}
+PACKAGES = ("engine", "encoders", "gtp", "training")
+EVERYTHING = PACKAGES
+
+# The layer a module belongs to (longest prefix wins) -> the first-party prefixes it may import.
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "engine.core": ("engine.core",),
+    "engine.formats": ("engine.core", "engine.formats"),
+    "encoders": ("engine.core", "encoders"),
+    "encoders.bench": ("engine.core", "encoders", "engine.bench.timing"),  # ``engine bench encode``
+    "engine.search": ("engine.core", "engine.search"),
+    "engine.nn": ("engine.core", "engine.search", "engine.nn", "encoders"),
+    "engine.bench": ("engine.core", "engine.formats", "engine.search", "engine.nn", "engine.bench", "encoders"),
+    "engine.lazy": (),
+    "engine": ("engine.lazy", "engine.core", "engine.formats", "engine.search", "engine.nn"),  # the facade
+    "engine.cli": EVERYTHING,  # the CLI layer names every command
+    "gtp": ("engine", "gtp"),
+    "training": ("engine", "encoders", "training"),
+}
+# What gtp and training may import from the engine besides the names of ``engine.__all__``.
+ENGINE_TOOLS = ("engine.lazy", "engine.bench.timing")
+TORCH_USERS = ("engine.nn", "engine.bench", "training")
 
 
-def _imports(path: Path) -> list[tuple[str, bool]]:
-    """(imported module, at module level?) for every import in a file."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    found: list[tuple[str, bool]] = []
-    top_level = {id(node) for node in tree.body}
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules(*packages: str) -> list[tuple[str, Path]]:
+    return [(_module_name(path), path) for package in packages for path in sorted((ROOT / package).rglob("*.py"))]
+
+
+KNOWN_MODULES = {name for name, _ in _modules(*PACKAGES)}
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layer_of(module: str) -> str:
+    return max((prefix for prefix in ALLOWED if _within(module, prefix)), key=len)
+
+
+def references(source: str) -> list[tuple[str, list[str]]]:
+    """(module, names imported from it) for every import and every lazy string reference in ``source``."""
+    tree = ast.parse(source)
+    found: list[tuple[str, list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(alias.name, id(node) in top_level) for alias in node.names]
+            found += [(alias.name, []) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, id(node) in top_level))
+            found.append((node.module, [alias.name for alias in node.names]))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            module = node.value.split(":")[0]
+            if "." in module and module in KNOWN_MODULES:
+                found.append((module, []))
     return found
 
 
-def _modules(package: str) -> list[tuple[str, Path]]:
-    result = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        result.append((".".join(parts), path))
-    return result
+def violations(module: str, source: str) -> list[str]:
+    """Every reference in ``module``'s source that its layer forbids."""
+    allowed = ALLOWED[layer_of(module)]
+    problems = []
+    for target, names in references(source):
+        if target.split(".")[0] == "torch" and not any(_within(module, user) for user in TORCH_USERS):
+            problems.append(f"{module} imports torch")
+        if target.split(".")[0] not in PACKAGES:
+            continue
+        if target == "engine" and layer_of(module) in ("gtp", "training"):
+            problems += [f"{module} imports engine.{name}, which engine.__all__ does not export"
+                         for name in names if name not in engine.__all__]
+        elif layer_of(module) in ("gtp", "training") and _within(target, "engine"):
+            if not any(_within(target, tool) for tool in ENGINE_TOOLS):
+                problems.append(f"{module} imports {target}: import it from engine's public surface")
+        elif not any(_within(target, prefix) for prefix in allowed):
+            problems.append(f"{module} ({layer_of(module)}) may not depend on {target}")
+    return problems
 
 
-@pytest.mark.parametrize("module,path", _modules("engine"), ids=lambda v: str(v))
-def test_engine_imports_neither_gtp_nor_training(module: str, path: Path) -> None:
-    for name, top in _imports(path):
-        assert not name.startswith(("gtp", "training")), f"{module} imports {name}"
-        if name.startswith("encoders") and module not in CLI_LAYER:
-            assert not top, f"{module} imports {name} at module level; inject the encoder instead"
+@pytest.mark.parametrize("module,path", _modules(*PACKAGES), ids=lambda v: str(v))
+def test_every_module_keeps_to_its_layer(module: str, path: Path) -> None:
+    assert violations(module, path.read_text()) == []
 
 
-@pytest.mark.parametrize("module,path", _modules("encoders"), ids=lambda v: str(v))
-def test_encoders_use_only_the_rules_core(module: str, path: Path) -> None:
-    for name, _top in _imports(path):
-        if name.startswith("engine"):
-            assert name in RULES_CORE or name.startswith("engine.bench"), f"{module} imports {name}"
-        assert not name.startswith(("gtp", "training", "torch")), f"{module} imports {name}"
+@pytest.mark.parametrize("module,source,problem", [
+    ("engine.core.go", "from engine.search.mcts import Search", "may not depend on engine.search.mcts"),
+    ("engine.core.go", "import torch", "imports torch"),
+    ("engine.bench.rules", 'LAZY = {"x": "training.bench:selfplay_bench_command"}', "may not depend on training"),
+    ("encoders.stones", "def f():\n    from engine.nn.net import NetConfig", "may not depend on engine.nn.net"),
+    ("engine.search.player", 'HOME = "engine.nn.evaluator"', "may not depend on engine.nn.evaluator"),
+    ("gtp.state", "from engine.core.board import STONES", "import it from engine's public surface"),
+    ("training.selfplay", "from engine import _HOMES", "engine.__all__ does not export"),
+    ("training.selfplay", "from gtp.session import Session", "may not depend on gtp.session"),
+])
+def test_a_cross_layer_reference_is_caught(module: str, source: str, problem: str) -> None:
+    found = violations(module, source)
+    assert any(problem in line for line in found), found
 
 
-def test_training_never_imports_gtp() -> None:
-    for module, path in _modules("training"):
-        for name, _top in _imports(path):
-            assert not name.startswith("gtp"), f"{module} imports {name}"
+def test_prose_naming_a_module_is_not_a_reference() -> None:
+    assert violations("engine.core.go", '"""See engine.search.mcts for the search."""') == []
 
 
 def test_help_imports_nothing_heavy() -> None:
@@ -67,7 +127,7 @@ def test_help_imports_nothing_heavy() -> None:
     code = ("import sys; from click.testing import CliRunner; from engine.cli import main; "
             "r = CliRunner().invoke(main, ['--help']); assert r.exit_code == 0, r.output; "
             "r = CliRunner().invoke(main, ['bench', '--help']); assert r.exit_code == 0, r.output; "
-            "heavy = [m for m in ('numba', 'torch', 'engine.board', 'encoders') if m in sys.modules]; "
+            "heavy = [m for m in ('numba', 'torch', 'engine.core.board', 'encoders') if m in sys.modules]; "
             "print(','.join(heavy))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "", f"--help imported {result.stdout.strip()}"

@@ -3,7 +3,7 @@
 Pure MCTS is the ordinary search with :class:`RolloutEvaluator` in place of a
 network: uniform priors over the legal moves, and as value the mean result of
 random playouts from the leaf to the end of the game
-(:func:`engine.playout.random_playout`; in Go with ``keep_eyes``: one-point eyes
+(:func:`engine.core.playout.random_playout`; in Go with ``keep_eyes``: one-point eyes
 kept, as Monte-Carlo Go programs play them).
 ``mcts-rollouts:1000`` in ``engine evaluate`` is that search with 1,000
 simulations per move, one playout each.
@@ -13,12 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import TO_PLAY, geometry
-from engine.evaluator import Positions, UniformEvaluator, legal_masks
-from engine.game import Game
-from engine.playout import random_playout, seed_kernels
-from engine.position import PositionBatch
-from engine.rules_kernels import pack_rules, terminal_value
+from engine import (
+    TO_PLAY,
+    Game,
+    PositionBatch,
+    Positions,
+    UniformEvaluator,
+    geometry,
+    legal_masks,
+    pack_rules,
+    random_playout,
+    seed_kernels,
+    terminal_value,
+)
 
 __all__ = ["RolloutEvaluator", "random_move"]
 

@@ -1,9 +1,9 @@
 """Many searches, one network call per step: the scheduler shared by self-play and matches.
 
 Each game in flight owns a :class:`SearchJob` (one move's search, driven
-through :class:`~engine.mcts.Search`'s stepwise API). :func:`step` gathers a
+through :class:`~engine.search.mcts.Search`'s stepwise API). :func:`step` gathers a
 leaf batch from every unfinished job, concatenates the leaves of the jobs that
-share an evaluator into one :class:`~engine.position.PositionBatch`, calls
+share an evaluator into one :class:`~engine.core.position.PositionBatch`, calls
 that evaluator once, and hands each job its slice of the priors and values.
 With K games of batch size B the network sees up to K*B positions per call.
 """
@@ -14,9 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.evaluator import Evaluator
-from engine.mcts import Search, SearchResult
-from engine.position import PositionBatch
+from engine import Evaluator, PositionBatch, Search, SearchResult
 
 __all__ = ["SearchJob", "step"]
 

@@ -51,9 +51,7 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
     """Self-play positions/s and games/hour with a network."""
     import torch
 
-    from engine.loading import EvaluatorOptions, load_evaluator
-    from engine.model_file import read_info
-    from engine.rules import Rules
+    from engine import EvaluatorOptions, Rules, load_evaluator, read_info
     from training.models import BootstrapConfig, bootstrap, default_rules
     from training.selfplay import SelfPlayConfig, SelfPlayOutput, play_games
 

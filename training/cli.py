@@ -35,7 +35,7 @@ def _fail(error: Exception) -> click.ClickException:
 
 
 def _runtime_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--device, --dtype, --runtime, --threads: how networks run (see engine.loading.EvaluatorOptions)."""
+    """--device, --dtype, --runtime, --threads: how networks run (see engine.nn.loading.EvaluatorOptions)."""
     for option in reversed([
         click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
         click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True),
@@ -49,7 +49,7 @@ def _runtime_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None,
                        symmetry: bool = True) -> Any:
-    from engine.loading import EvaluatorOptions
+    from engine import EvaluatorOptions
 
     return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=symmetry, runtime=runtime, threads=threads,
                             seed=seed)
@@ -57,7 +57,7 @@ def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: in
 
 def _rules_for(info: Any, rules_text: str | None, size: int | None, win_length: int | None = None) -> Any:
     """The rules a model plays: ``--rules``, else the game's defaults on the model's (or ``--size``) board."""
-    from engine.rules import Rules
+    from engine import Rules
     from training.models import default_rules
 
     if rules_text:
@@ -86,8 +86,7 @@ def _rules_for(info: Any, rules_text: str | None, size: int | None, win_length: 
 def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None, blocks: int, filters: int,
                       heads: str, seed: int) -> None:
     """Write a randomly initialised model, generation 0."""
-    from engine.model_file import read_info
-    from engine.types import EngineError
+    from engine import EngineError, read_info
     from training.models import BootstrapConfig, bootstrap
 
     try:
@@ -135,8 +134,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
     """Play self-play games with MODEL and write their records (and SGF)."""
     from tqdm import tqdm
 
-    from engine.model_file import read_info
-    from engine.types import EngineError
+    from engine import EngineError, read_info
     from training.selfplay import SelfPlayConfig, SelfPlayOutput, run_selfplay
 
     try:
@@ -180,7 +178,7 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
     """Replay game records or SGF files into shuffled training chunks (idempotent)."""
     from tqdm import tqdm
 
-    from engine.types import EngineError
+    from engine import EngineError
     from training.gather import GatherConfig, gather, list_inputs
 
     if (input_directory is None) == (sgf_directory is None):
@@ -206,8 +204,7 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
 
 def _gather_target(model_path: str | None, encoder: str | None, size: int | None, inputs: list[Path],
                    kind: str) -> Any:
-    from engine.model_file import read_info
-    from engine.sgf import load_sgf_file
+    from engine import load_sgf_file, read_info
     from training.gather import GatherTarget
     from training.records import read_record
 
@@ -265,7 +262,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     import torch
     from tqdm import tqdm
 
-    from engine.types import EngineError
+    from engine import EngineError
     from training.chunks import load_samples
     from training.train import TrainConfig, train
 
@@ -296,8 +293,7 @@ def _start_model(info: Any, load_file: str | None, blocks: int, filters: int, he
     """The model to train: ``load_file`` (checked against the chunks), or a new network for them."""
     import torch
 
-    from engine.model_file import Model, ModelInfo, load_model
-    from engine.net import NetConfig, PolicyValueNet
+    from engine import Model, ModelInfo, NetConfig, PolicyValueNet, load_model
 
     if load_file is not None:
         return load_model(load_file, expect_game=info.game, expect_size=info.board_size,
@@ -317,8 +313,7 @@ def _start_model(info: Any, load_file: str | None, blocks: int, filters: int, he
 def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, device: str | None,
                      as_json: bool) -> None:
     """Policy loss, top-1 accuracy and value MSE of a model on held-out chunks (files or folders)."""
-    from engine.model_file import load_model
-    from engine.types import EngineError
+    from engine import EngineError, load_model
     from training.chunks import load_samples
     from training.validate import validate
 
@@ -360,7 +355,7 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
     """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`): win rate and Elo."""
     from tqdm import tqdm
 
-    from engine.types import EngineError
+    from engine import EngineError
     from training.match import MatchConfig, make_agent, play_match
 
     try:
@@ -379,8 +374,7 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
 
 def _match_rules(a: str, b: str, rules_text: str | None, game: str | None, size: int | None,
                  win_length: int | None) -> Any:
-    from engine.model_file import read_info
-    from engine.rules import Rules
+    from engine import Rules, read_info
     from training.match import is_baseline
     from training.models import default_rules
 
@@ -478,7 +472,7 @@ def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
     Resumable: run the same command again after a kill. On a run that exists,
     only the options given on the command line change its stored settings.
     """
-    from engine.types import EngineError
+    from engine import EngineError
     from training.loop import LoopConfig, load_config, run_loop
 
     given = {name for name in values if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}

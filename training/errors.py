@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.types import EngineError
+from engine import EngineError
 
 __all__ = ["TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError"]
 

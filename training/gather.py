@@ -1,6 +1,6 @@
 """``gather``: game records and SGF files in, shuffled training chunks out.
 
-Every input is replayed move by move through :class:`~engine.game.Game` (so
+Every input is replayed move by move through :class:`~engine.core.game.Game` (so
 an illegal move is caught) and encoded with the target encoder. A self-play
 record yields one sample per full-search move (pi: its visit distribution);
 an SGF record yields one sample per move (pi: the move played, one-hot). z is
@@ -28,9 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.game import Game
-from engine.sgf import GameRecord, load_sgf_file
-from engine.types import IllegalMoveError, SGFError
+from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file
 from training.atomic import read_json, write_json
 from training.chunks import CHUNK_SUFFIX, ChunkInfo, list_chunks, pack_planes, read_chunk_info, write_chunk
 from training.errors import ChunkFormatError, RecordFormatError
@@ -228,7 +226,7 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     every n inputs handled.
     """
     from encoders import get_encoder
-    from engine.rules import Rules
+    from engine import Rules
 
     output = Path(output)
     rules = Rules.go(target.board_size) if target.game == "go" else Rules.gomoku(target.board_size)

@@ -9,7 +9,7 @@ games against itself: ``--random-moves`` uniformly random legal opening moves
 (so that games differ; GNU Go is nearly deterministic), then ``genmove`` for
 each side until two passes, a resignation or the move cap; the result is GNU
 Go's ``final_score``. Every game is checked move by move through
-:class:`~engine.game.Game` and written atomically as ``gnugo-SEED-NNNNNN.sgf``;
+:class:`~engine.core.game.Game` and written atomically as ``gnugo-SEED-NNNNNN.sgf``;
 a re-run skips the games already written, so a killed run resumes.
 """
 
@@ -24,8 +24,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine.rules import Rules
-from engine.sgf import dump_sgf
+from engine import Rules, dump_sgf
 from training.atomic import write_text
 from training.gtp_games import GtpEngine, play_game
 

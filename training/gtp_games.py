@@ -8,7 +8,7 @@
 plays engine A against engine B with colours alternating (A is black in even
 games) and prints A's results with a 95% interval and the Elo difference, as
 ``engine evaluate`` does for model files. Every move either engine generates
-is checked through :class:`~engine.game.Game` (an illegal move ends the run
+is checked through :class:`~engine.core.game.Game` (an illegal move ends the run
 with an error naming the engine); a game ends after two passes, a resignation
 or the rules' move cap. Finished-by-passing games are scored by the scorer
 engine's ``final_score`` (B by default: GNU Go's dead-stone judgement is the
@@ -25,11 +25,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine.coords import action_to_gtp, gtp_to_action
-from engine.game import Game
-from engine.rules import Rules
-from engine.sgf import dump_sgf
-from engine.types import Color, EngineError, Outcome
+from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump_sgf, gtp_to_action
 from training.atomic import write_text
 from training.baselines import random_move
 from training.match import MatchResult

@@ -75,7 +75,7 @@ class LoopConfig:
     threads: int | None = None
 
     def game_rules(self) -> Any:
-        from engine.rules import Rules
+        from engine import Rules
         from training.models import default_rules
 
         if self.rules:
@@ -83,7 +83,7 @@ class LoopConfig:
         return default_rules(self.bootstrap.game, self.bootstrap.size, self.win_length)
 
     def evaluator_options(self, symmetry: bool = True) -> Any:
-        from engine.loading import EvaluatorOptions
+        from engine import EvaluatorOptions
 
         return EvaluatorOptions(device=self.device, random_symmetry=symmetry, runtime=self.runtime,
                                 threads=self.threads)
@@ -157,12 +157,11 @@ class _Run:
         return self.path(self.state["best"])
 
     def model_path(self, generation: int) -> Path:
-        from engine.model_file import SUFFIX, model_name
-        from engine.net import NetConfig
+        from engine import MODEL_SUFFIX, NetConfig, model_name
 
         boot = self.config.bootstrap  # a model's name depends on blocks, filters and heads, not the planes
         net = NetConfig(boot.blocks, boot.filters, 1, None if boot.heads == "pooled" else boot.size, boot.heads)
-        return self.path("models", model_name(generation, net) + SUFFIX)
+        return self.path("models", model_name(generation, net) + MODEL_SUFFIX)
 
 
 # ------------------------------------------------------------------- phases
@@ -204,7 +203,7 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
 
 
 def _target(run: _Run) -> Any:
-    from engine.model_file import read_info
+    from engine import read_info
     from training.gather import GatherTarget
 
     info = read_info(run.best)
@@ -234,7 +233,7 @@ def _chunk_dirs(run: _Run, kind: str, generations: range) -> list[Path]:
 def _train(run: _Run, generation: int) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from engine.model_file import load_model
+    from engine import load_model
     from training.chunks import ChunkInfo, load_samples
     from training.train import train
 
@@ -256,7 +255,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
 
 
 def _validate(run: _Run, generation: int) -> dict[str, Any]:
-    from engine.model_file import load_model
+    from engine import load_model
     from training.chunks import load_samples
     from training.validate import validate
 

@@ -20,13 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.evaluator import Evaluator
-from engine.game import Game
-from engine.mcts import SearchConfig
-from engine.player import Player, PlayerConfig
-from engine.rules import Rules
-from engine.sgf import dump_sgf
-from engine.types import BLACK, WHITE, Color, Outcome
+from engine import BLACK, WHITE, Color, Evaluator, Game, Outcome, Player, PlayerConfig, Rules, SearchConfig, dump_sgf
 from training.atomic import write_text
 from training.baselines import RolloutEvaluator, random_move
 from training.batching import SearchJob, step
@@ -101,8 +95,7 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
             raise ValueError(f"mcts-rollouts needs at least 2 simulations per move, not {visits}")
         return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed), visits, batch_size=1, config=config,
                      c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0)
-    from engine.loading import EvaluatorOptions, load_evaluator
-    from engine.model_file import read_info
+    from engine import EvaluatorOptions, load_evaluator, read_info
 
     options = options or EvaluatorOptions(random_symmetry=True)
     evaluator = load_evaluator(rules, spec, options)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.rules import Rules
+from engine import Rules
 
 __all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "bootstrap", "default_rules"]
 
@@ -46,8 +46,7 @@ def bootstrap(path: str | os.PathLike[str], config: BootstrapConfig) -> Path:
     import torch
 
     from encoders import get_encoder
-    from engine.model_file import Model, ModelInfo, save_model
-    from engine.net import NetConfig, PolicyValueNet
+    from engine import Model, ModelInfo, NetConfig, PolicyValueNet, save_model
 
     encoder = get_encoder(config.encoder_name, default_rules(config.game, config.size))
     net_config = NetConfig(config.blocks, config.filters, encoder.num_planes,

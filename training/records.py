@@ -12,7 +12,7 @@ rot). Format version 1 is one JSON object::
      "would_resign": null,                # resign-disabled games: "B"/"W", the first side that would have
      "result": {"sgf": "B+R", "winner": "B", "margin": null, "reason": "resign"},
                                           # winner "B"/"W"/null (draw); margin in points when scored;
-                                          # reason: score, resign, five, full-board (engine.types.Outcome)
+                                          # reason: score, resign, five, full-board (engine.core.types.Outcome)
      "actions": [14, 21, ...],            # every move from the empty board, side to move playing; pass = N*N
      "targets": [true, false, ...],       # full-search moves: policy targets (Playout Cap Randomization)
      "visits": [[[14, 250], [21, 90]], null, ...],   # per move: [action, visits] pairs of a full search,
@@ -22,7 +22,7 @@ rot). Format version 1 is one JSON object::
 Every list has one entry per move. :func:`read_record` checks the format,
 the version, the lengths and the action range, and raises
 :class:`~training.errors.RecordFormatError` naming the file; legality is
-checked when ``gather`` replays the moves through :class:`~engine.game.Game`.
+checked when ``gather`` replays the moves through :class:`~engine.core.game.Game`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.rules import Rules
-from engine.types import Color, Outcome, RulesError
+from engine import Color, Outcome, Rules, RulesError
 from training.atomic import write_bytes
 from training.errors import RecordFormatError
 

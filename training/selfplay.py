@@ -1,6 +1,6 @@
 """Self-play: K games at once in one process, their searches sharing network calls.
 
-Each game is searched and decided by an :class:`~engine.player.Player` (tree
+Each game is searched and decided by an :class:`~engine.search.player.Player` (tree
 reuse, temperature in the opening, resignation and passing rules); the
 :mod:`training.batching` scheduler evaluates the leaves of all K games in one
 network call per step.
@@ -29,14 +29,18 @@ from typing import Any
 
 import numpy as np
 
-from engine.coords import action_to_gtp
-from engine.evaluator import Evaluator
-from engine.game import Game
-from engine.mcts import SearchConfig, SearchResult
-from engine.player import Player, PlayerConfig
-from engine.rules import Rules
-from engine.sgf import dump_sgf
-from engine.types import Color
+from engine import (
+    Color,
+    Evaluator,
+    Game,
+    Player,
+    PlayerConfig,
+    Rules,
+    SearchConfig,
+    SearchResult,
+    action_to_gtp,
+    dump_sgf,
+)
 from training.atomic import write_text
 from training.batching import SearchJob, step
 from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
@@ -325,8 +329,7 @@ def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayC
 
 # ------------------------------------------------------------------ workers
 def _load(model_path: Path, rules: Rules, options: Any) -> tuple[Evaluator, str]:
-    from engine.loading import load_evaluator
-    from engine.model_file import read_info
+    from engine import load_evaluator, read_info
 
     return load_evaluator(rules, model_path, options), read_info(model_path).name
 
@@ -350,10 +353,10 @@ def run_selfplay(model_path: str | os.PathLike[str], rules: Rules, config: SelfP
                  on_game: Callable[[GameSummary], None] | None = None) -> SelfPlaySummary:
     """Self-play with the model at ``model_path``: in this process, or split over ``workers`` processes.
 
-    ``options`` is an :class:`~engine.loading.EvaluatorOptions` (random symmetry is usual); with several
+    ``options`` is an :class:`~engine.nn.loading.EvaluatorOptions` (random symmetry is usual); with several
     workers each gets ``cores / workers`` torch threads unless ``options.threads`` says otherwise.
     """
-    from engine.loading import EvaluatorOptions
+    from engine import EvaluatorOptions
 
     options = options or EvaluatorOptions(random_symmetry=True)
     model_path = Path(model_path)

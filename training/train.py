@@ -207,7 +207,7 @@ def _kl(net: Any, planes: Any, old_logits: Any) -> float:
 def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], generation: int,
           config: TrainConfig = TrainConfig(), logdir: str | os.PathLike[str] | None = None,
           on_step: Callable[[int, dict[str, float]], None] | None = None) -> TrainResult:
-    """Train ``model`` (an :class:`~engine.model_file.Model`, changed in place) and save it to ``out_model``.
+    """Train ``model`` (an :class:`~engine.nn.model_file.Model`, changed in place) and save it to ``out_model``.
 
     ``on_step(step, metrics)`` is called after every step (progress bars; tests
     use it to interrupt a run). Raises :class:`CheckpointError` when a
@@ -215,8 +215,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     """
     import torch
 
-    from engine.evaluator import pick_device
-    from engine.model_file import save_model
+    from engine import pick_device, save_model
     from training.losses import batch_losses, decayed_parameters, l2_penalty
 
     out_model = Path(out_model)

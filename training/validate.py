@@ -34,7 +34,7 @@ def validate(net: Any, samples: Samples, batch_size: int = 1024, device: str | N
     """Evaluate ``net`` (a PolicyValueNet) on every sample, in batches."""
     import torch
 
-    from engine.evaluator import pick_device
+    from engine import pick_device
     from training.losses import batch_losses
 
     target = pick_device(device)

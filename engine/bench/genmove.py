@@ -46,13 +46,13 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
     import torch
 
     from encoders import get_encoder
-    from engine.evaluator import NetEvaluator
-    from engine.game import Game
-    from engine.loading import EvaluatorOptions, load_evaluator
-    from engine.mcts import SearchConfig
-    from engine.net import NetConfig, PolicyValueNet
-    from engine.player import Player, PlayerConfig
-    from engine.rules import Rules
+    from engine.core.game import Game
+    from engine.core.rules import Rules
+    from engine.nn.evaluator import NetEvaluator
+    from engine.nn.loading import EvaluatorOptions, load_evaluator
+    from engine.nn.net import NetConfig, PolicyValueNet
+    from engine.search.mcts import SearchConfig
+    from engine.search.player import Player, PlayerConfig
 
     rules = Rules.go(size)
     options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, threads=threads, seed=seed)

@@ -1,6 +1,6 @@
 """``engine bench net``: network inference speed in positions per second.
 
-The workload is :meth:`engine.evaluator.NetEvaluator.infer` (host planes to
+The workload is :meth:`engine.nn.evaluator.NetEvaluator.infer` (host planes to
 device, forward pass, logits and values back to the host) on a batch of
 random 0/1 planes through a randomly initialised network: the network's cost
 inside a search, without encoding, masking or the cache. Weights do not
@@ -42,8 +42,8 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
     import numpy as np
     import torch
 
-    from engine.evaluator import NetEvaluator
-    from engine.net import NetConfig, PolicyValueNet
+    from engine.nn.evaluator import NetEvaluator
+    from engine.nn.net import NetConfig, PolicyValueNet
 
     config = NetConfig(blocks, filters, in_planes, None if heads == "pooled" else size, heads)
     torch.manual_seed(0)

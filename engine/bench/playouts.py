@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.board import PASS_POINT, geometry
-from engine.game import Game
-from engine.playout import random_playout, run_playouts, seed_kernels
-from engine.position import Position
-from engine.rules import Rules
-from engine.rules_kernels import pack_rules
+from engine.core.board import PASS_POINT, geometry
+from engine.core.game import Game
+from engine.core.playout import random_playout, run_playouts, seed_kernels
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.rules_kernels import pack_rules
 
 __all__ = ["PlayoutBench"]
 

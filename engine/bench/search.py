@@ -34,10 +34,10 @@ def search_command(game: str, size: int, visits: int, batch: int, moves: int, se
     """Simulations/s of the tree search with a uniform evaluator."""
     import numpy as np
 
-    from engine.evaluator import UniformEvaluator
-    from engine.game import Game
-    from engine.mcts import Search, SearchConfig
-    from engine.rules import Rules
+    from engine.core.game import Game
+    from engine.core.rules import Rules
+    from engine.search.evaluator import UniformEvaluator
+    from engine.search.mcts import Search, SearchConfig
 
     rules = Rules.go(size) if game == "go" else Rules.gomoku(size)
     position = Game(rules)

@@ -13,11 +13,11 @@ import os
 import numpy as np
 from hypothesis import strategies as st
 
-from engine.diagram import parse_diagram
-from engine.game import Game
-from engine.position import Position
-from engine.rules import GO_PRESETS, Rules
-from engine.types import BLACK, WHITE
+from engine.core.game import Game
+from engine.core.position import Position
+from engine.core.rules import GO_PRESETS, Rules
+from engine.core.types import BLACK, WHITE
+from engine.formats.diagram import parse_diagram
 
 __all__ = ["NOJIT", "LIBERTY_DIAGRAM", "KO_DIAGRAM", "setup_diagram", "reference_planes", "play_randomly",
            "random_game", "go_rules", "any_rules"]
@@ -51,7 +51,7 @@ X O . O .
 
 
 def setup_diagram(game: Game, diagram: str, to_play: int = BLACK) -> None:
-    """Set up the stones of an ASCII diagram (``engine.diagram``) before the first move."""
+    """Set up the stones of an ASCII diagram (``engine.formats.diagram``) before the first move."""
     board = parse_diagram(diagram).reshape(-1)
     game.setup(black=np.flatnonzero(board == BLACK).tolist(), white=np.flatnonzero(board == WHITE).tolist(),
                to_play=to_play)

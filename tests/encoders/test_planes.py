@@ -8,12 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from encoders import ENCODERS, get_encoder, superko_banned
-from engine.coords import gtp_to_action
-from engine.diagram import parse_diagram
-from engine.game import Game
-from engine.position import SUPERKO, Position
-from engine.rules import Rules
-from engine.types import BLACK, WHITE
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.position import SUPERKO, Position
+from engine.core.rules import Rules
+from engine.core.types import BLACK, WHITE
+from engine.formats.diagram import parse_diagram
 from tests.encoders.reference import (
     KO_DIAGRAM,
     LIBERTY_DIAGRAM,

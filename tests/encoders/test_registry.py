@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from encoders import ENCODERS, EncoderError, encoder_names, get_encoder
 from engine.cli import main
-from engine.position import Position
-from engine.rules import Rules
-from engine.types import EngineError
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.types import EngineError
 
 EXPECTED = {  # name: (planes, games), as the issue defines them
     "oneplane": (1, {"go", "gomoku"}),

@@ -21,9 +21,9 @@ from encoders import (
     transform_policy,
     transform_position,
 )
-from engine.coords import gtp_to_action
-from engine.game import Game
-from engine.rules import Rules
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.rules import Rules
 from tests.encoders.reference import KO_DIAGRAM, any_rules, random_game, setup_diagram
 from tests.engine.consistency import check_consistency
 

@@ -1,6 +1,6 @@
 """An independent consistency checker for positions of the rules core.
 
-Written from the definitions in ``engine.board`` (padded layout, chain lists,
+Written from the definitions in ``engine.core.board`` (padded layout, chain lists,
 Zobrist keys, history ring) in plain Python: it never calls the engine's
 kernels, so a bug in a kernel cannot hide itself here. Every check raises
 ``AssertionError`` naming the point (as padded index and row/column, row 0 at
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (
+from engine.core.board import (
     HASH,
     HEAD,
     HISTORY,
@@ -34,8 +34,8 @@ from engine.board import (
     WINNER,
     geometry,
 )
-from engine.position import Position
-from engine.types import BLACK, EMPTY, WALL, WHITE
+from engine.core.position import Position
+from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
 __all__ = ["chain_at", "check_consistency", "expected_go_verdict", "interior_points", "winning_colors"]
 

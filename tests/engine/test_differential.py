@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from sgfmill import boards
 
-from engine.coords import action_to_gtp
-from engine.game import Game
-from engine.position import REASONS
-from engine.rules import Rules
-from engine.types import BLACK, EMPTY, WHITE, Color
+from engine.core.coords import action_to_gtp
+from engine.core.game import Game
+from engine.core.position import REASONS
+from engine.core.rules import Rules
+from engine.core.types import BLACK, EMPTY, WHITE, Color
 from tests.support.gnugo import GTPClient, GTPError, GTPTimeout, gnugo_argv
 
 SCALE = 0.1 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 1.0

@@ -8,23 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from engine.diagram import parse_diagram
-from engine.evaluator import (
-    Evaluator,
-    NetEvaluator,
-    UniformEvaluator,
-    _Symmetries,
-    masked_softmax,
-    pick_device,
-    pick_dtype,
-    pick_runtime,
-)
-from engine.game import Game
-from engine.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
-from engine.net import NetConfig, PolicyValueNet
-from engine.position import Position
-from engine.rules import Rules
-from engine.types import BLACK, EMPTY, WHITE
+from engine.core.game import Game
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.types import BLACK, EMPTY, WHITE
+from engine.formats.diagram import parse_diagram
+from engine.nn.evaluator import NetEvaluator, _Symmetries, pick_device, pick_dtype, pick_runtime
+from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
+from engine.nn.net import NetConfig, PolicyValueNet
+from engine.search.evaluator import Evaluator, UniformEvaluator, masked_softmax
 
 
 class TwoPlanes:

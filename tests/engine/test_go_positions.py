@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from engine.coords import gtp_to_action
-from engine.diagram import game_from_diagram, parse_diagram
-from engine.game import Game
-from engine.position import REASONS
-from engine.rules import Rules
-from engine.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.position import REASONS
+from engine.core.rules import Rules
+from engine.core.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
+from engine.formats.diagram import game_from_diagram, parse_diagram
 from tests.engine.consistency import check_consistency
 
 

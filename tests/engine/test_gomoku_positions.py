@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from engine.coords import gtp_to_action, rowcol_to_action
-from engine.diagram import game_from_diagram
-from engine.game import Game
-from engine.position import NO_PASS, REASONS
-from engine.rules import Rules
-from engine.types import BLACK, WHITE, Color, IllegalMoveError, Outcome
+from engine.core.coords import gtp_to_action, rowcol_to_action
+from engine.core.game import Game
+from engine.core.position import NO_PASS, REASONS
+from engine.core.rules import Rules
+from engine.core.types import BLACK, WHITE, Color, IllegalMoveError, Outcome
+from engine.formats.diagram import game_from_diagram
 
 
 def start(rules_text: str, diagram: str, to_play: str = "B") -> Game:

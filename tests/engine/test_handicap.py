@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.coords import GTP_COLUMNS, action_to_gtp, gtp_to_action
-from engine.game import Game
-from engine.handicap import HandicapError, fixed_handicap, free_handicap, max_fixed_handicap
-from engine.rules import MAX_SIZE, Rules
-from engine.types import BLACK, WHITE, EngineError
+from engine.core.coords import GTP_COLUMNS, action_to_gtp, gtp_to_action
+from engine.core.game import Game
+from engine.core.handicap import HandicapError, fixed_handicap, free_handicap, max_fixed_handicap
+from engine.core.rules import MAX_SIZE, Rules
+from engine.core.types import BLACK, WHITE, EngineError
 from tests.support.gnugo import GTPClient, GTPError, gnugo_argv
 
 # The table of GTP 2 draft section 4.1.1, in its order.

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engine.coords import gtp_to_action
-from engine.diagram import game_from_diagram
-from engine.game import Game
-from engine.mcts import Search, SearchConfig
-from engine.mcts_kernels import VIRTUAL
-from engine.position import Position
-from engine.rules import Rules
-from engine.scoring import score
-from engine.types import BLACK
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.scoring import score
+from engine.core.types import BLACK
+from engine.formats.diagram import game_from_diagram
+from engine.search.mcts import Search, SearchConfig
+from engine.search.tree import VIRTUAL
 
 
 class Uniform:

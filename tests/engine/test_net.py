@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from safetensors.torch import save_file
 
 from engine.bench.net import net_command
-from engine.model_file import (
+from engine.nn.model_file import (
     METADATA_KEY,
     Model,
     ModelFormatError,
@@ -22,7 +22,7 @@ from engine.model_file import (
     read_info,
     save_model,
 )
-from engine.net import NetConfig, PolicyValueNet
+from engine.nn.net import NetConfig, PolicyValueNet
 
 
 def _net(config: NetConfig, seed: int = 0) -> PolicyValueNet:

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.coords import gtp_to_action
-from engine.game import Game
-from engine.mcts import SearchConfig, SearchResult
-from engine.player import Player, PlayerConfig
-from engine.position import Position
-from engine.rules import Rules
-from engine.types import BLACK, WHITE, Color
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.types import BLACK, WHITE, Color
+from engine.search.mcts import SearchConfig, SearchResult
+from engine.search.player import Player, PlayerConfig
 
 
 class Constant:

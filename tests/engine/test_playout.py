@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from engine.bench.playouts import PlayoutBench
-from engine.board import geometry
-from engine.game import Game
-from engine.playout import random_playout, seed_kernels
-from engine.position import Position
-from engine.rules import Rules
-from engine.rules_kernels import pack_rules
+from engine.core.board import geometry
+from engine.core.game import Game
+from engine.core.playout import random_playout, seed_kernels
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.core.rules_kernels import pack_rules
 
 
 @pytest.mark.parametrize("rules_text", ["japanese size=5", "japanese size=9", "new-zealand size=7 ko=simple",

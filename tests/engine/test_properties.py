@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import EngineError, Game, IllegalMoveError, Position, Rules
-from engine.board import FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED, STONES
-from engine.position import OFF_BOARD, SUPERKO
-from engine.rules import GO_PRESETS, GOMOKU_PRESETS
-from engine.types import BLACK, EMPTY, WHITE
+from engine.core.board import FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED, STONES
+from engine.core.position import OFF_BOARD, SUPERKO
+from engine.core.rules import GO_PRESETS, GOMOKU_PRESETS
+from engine.core.types import BLACK, EMPTY, WHITE
 from tests.engine.consistency import chain_at, check_consistency, expected_go_verdict, winning_colors
 
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"

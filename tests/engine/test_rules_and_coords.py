@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.coords import (
+from engine.core.coords import (
     action_to_gtp,
     action_to_point,
     action_to_rowcol,
@@ -20,8 +20,8 @@ from engine.coords import (
     rowcol_to_action,
     sgf_to_action,
 )
-from engine.rules import GO_PRESETS, Rules
-from engine.types import Color, InvalidVertexError, Outcome, RulesError
+from engine.core.rules import GO_PRESETS, Rules
+from engine.core.types import Color, InvalidVertexError, Outcome, RulesError
 
 # ------------------------------------------------------------------ rules
 GO_PRESET_TABLE = {  # preset -> (ko, scoring, suicide allowed, komi), as the common rule sets define them

@@ -11,12 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import sgf as sgfmill_sgf
 
-from engine.coords import action_to_gtp, gtp_to_action
-from engine.diagram import parse_diagram
-from engine.game import Game, Move
-from engine.rules import Rules
-from engine.sgf import GameRecord, dump_sgf, load_sgf, load_sgf_file
-from engine.types import Color, Outcome, SGFError
+from engine.core.coords import action_to_gtp, gtp_to_action
+from engine.core.game import Game, Move
+from engine.core.rules import Rules
+from engine.core.types import Color, Outcome, SGFError
+from engine.formats.diagram import parse_diagram
+from engine.formats.sgf import GameRecord, dump_sgf, load_sgf, load_sgf_file
 
 DATA = Path(__file__).parent / "data" / "sgf"
 
@@ -242,7 +242,7 @@ def test_gomoku_rules_names_map_to_variants(ru: str, expected: Rules) -> None:
 
 
 def test_unknown_rules_fall_back_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="engine.sgf"):
+    with caplog.at_level(logging.WARNING, logger="engine.formats.sgf"):
         assert load_sgf("(;SZ[13]RU[Ing]KM[8])").rules == Rules.go(13, "chinese", komi=8.0)
         assert load_sgf("(;GM[4]RU[Japanese])").rules == Rules.gomoku(15)
     assert "Ing" in caplog.text and "Japanese" in caplog.text

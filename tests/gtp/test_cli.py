@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
-from engine.networks import bundled_model
+from engine.nn.networks import bundled_model
 from tests.gtp.helpers import responses
 
 ENGINE = [sys.executable, "-c", "from engine.cli import main; main()"]
@@ -20,7 +20,7 @@ def test_help_is_light() -> None:
     code = ("import sys; from click.testing import CliRunner; from engine.cli import main; "
             "r = CliRunner().invoke(main, ['gtp', '--help']); assert r.exit_code == 0, r.output; "
             "r = CliRunner().invoke(main, ['gomocup', '--help']); assert r.exit_code == 0, r.output; "
-            "print(','.join(m for m in ('numba', 'torch', 'engine.board', 'gtp.state') if m in sys.modules))")
+            "print(','.join(m for m in ('numba', 'torch', 'engine.core.board', 'gtp.state') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.sgf import load_sgf, load_sgf_file
+from engine.formats.sgf import load_sgf, load_sgf_file
 from gtp.commands import build_registry, version_text
 from gtp.errors import describe_error
 from gtp.registry import Request

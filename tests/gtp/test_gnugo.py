@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from engine.coords import gtp_to_action
-from engine.game import Game
-from engine.rules import Rules
-from engine.types import Color, Outcome
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.rules import Rules
+from engine.core.types import Color, Outcome
 from tests.support.gnugo import GTPClient, gnugo_argv
 
 RULES = "chinese ko=simple komi=7.5 size=9"

@@ -1,15 +1,15 @@
-"""Monte-Carlo ownership (engine/ownership.py): eyes kept, settled groups certain, dead stones found."""
+"""Monte-Carlo ownership (engine/core/ownership.py): eyes kept, settled groups certain, dead stones found."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.board import STONES, geometry
-from engine.diagram import game_from_diagram
-from engine.ownership import playout_ownership, stone_status
-from engine.playout import is_own_eye
-from engine.types import BLACK, WHITE
+from engine.core.board import STONES, geometry
+from engine.core.ownership import playout_ownership, stone_status
+from engine.core.playout import is_own_eye
+from engine.core.types import BLACK, WHITE
+from engine.formats.diagram import game_from_diagram
 
 # Two-eyed groups on both sides (eyes A7, C7, A1, C1 and F7, F1); the white stone on B4 cannot live.
 SETTLED = """

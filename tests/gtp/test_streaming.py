@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import gtp.state
-from engine.loading import load_evaluator
+from engine.nn.loading import load_evaluator
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
 from tests.gtp.helpers import responses

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import TO_PLAY
-from engine.evaluator import Evaluator, UniformEvaluator
-from engine.position import PositionBatch
-from engine.rules import Rules
-from engine.types import WHITE
+from engine.core.board import TO_PLAY
+from engine.core.position import PositionBatch
+from engine.core.rules import Rules
+from engine.core.types import WHITE
+from engine.search.evaluator import Evaluator, UniformEvaluator
 from training.models import BootstrapConfig, bootstrap
 
 GO5 = Rules.go(5)
@@ -32,7 +32,7 @@ def gomoku6_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def eager_evaluator(model: Path, rules: Rules) -> Evaluator:
     """The model's NetEvaluator, eager (compiling takes seconds) and without a cache."""
-    from engine.loading import EvaluatorOptions, load_evaluator
+    from engine.nn.loading import EvaluatorOptions, load_evaluator
 
     return load_evaluator(rules, model, EvaluatorOptions(runtime="eager", random_symmetry=True, seed=0,
                                                          cache_size=0))

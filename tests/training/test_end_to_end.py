@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
-from engine.game import Game
-from engine.loading import EvaluatorOptions, load_evaluator
-from engine.model_file import read_info
-from engine.player import Player, PlayerConfig
-from engine.rules import Rules
+from engine.core.game import Game
+from engine.core.rules import Rules
+from engine.nn.loading import EvaluatorOptions, load_evaluator
+from engine.nn.model_file import read_info
+from engine.search.player import Player, PlayerConfig
 from training.records import list_records
 
 pytestmark = pytest.mark.slow

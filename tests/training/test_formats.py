@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.types import Color, Outcome
+from engine.core.types import Color, Outcome
 from tests.training.conftest import GO5, GOMOKU6
 from training.atomic import atomic_path, write_text
 from training.chunks import (

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from encoders import get_encoder
-from engine.coords import gtp_to_action
-from engine.game import Game
-from engine.sgf import dump_sgf
-from engine.types import Color, Outcome
+from engine.core.coords import gtp_to_action
+from engine.core.game import Game
+from engine.core.types import Color, Outcome
+from engine.formats.sgf import dump_sgf
 from tests.training.conftest import GO5, GOMOKU6
 from training.chunks import list_chunks, load_samples
 from training.errors import ChunkFormatError, RecordFormatError

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.rules import Rules
-from engine.sgf import load_sgf
+from engine.core.rules import Rules
+from engine.formats.sgf import load_sgf
 from training.gnugo_games import gnugo
 from training.gnugo_games import main as gnugo_games_main
 from training.gtp_games import GtpEngine, GtpEngineError, play_game

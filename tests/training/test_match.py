@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.diagram import parse_diagram
-from engine.position import Position
-from engine.sgf import load_sgf_file
+from engine.core.position import Position
+from engine.formats.diagram import parse_diagram
+from engine.formats.sgf import load_sgf_file
 from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
 from training.baselines import RolloutEvaluator, random_move
 from training.match import Agent, MatchConfig, MatchResult, make_agent, play_match
@@ -52,7 +52,7 @@ def test_agents_by_name() -> None:
 
 
 def test_random_moves_are_legal_and_spread() -> None:
-    from engine.game import Game
+    from engine.core.game import Game
 
     rng = np.random.default_rng(0)
     game = Game(GO5)

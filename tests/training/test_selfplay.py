@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from encoders import get_encoder
-from engine.evaluator import UniformEvaluator
-from engine.game import Game
-from engine.mcts import Search, SearchConfig
-from engine.sgf import load_sgf_file
+from engine.core.game import Game
+from engine.formats.sgf import load_sgf_file
+from engine.search.evaluator import UniformEvaluator
+from engine.search.mcts import Search, SearchConfig
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
 from training.batching import SearchJob, step
 from training.gather import samples_from_record

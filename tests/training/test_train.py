@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.model_file import load_model
+from engine.nn.model_file import load_model
 from tests.training.conftest import GOMOKU6
 from training.chunks import ChunkInfo, Samples, pack_planes
 from training.errors import CheckpointError
@@ -20,7 +20,7 @@ from training.validate import validate
 def _samples(count: int = 64) -> Samples:
     """Gomoku 6x6 samples with a learnable policy: the target is the first empty point of the top row."""
     from encoders import get_encoder
-    from engine.game import Game
+    from engine.core.game import Game
 
     encoder = get_encoder("gomoku4", GOMOKU6)
     rng = np.random.default_rng(0)

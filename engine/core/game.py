@@ -2,7 +2,7 @@
 
 Every move goes through :meth:`Game.play`, which checks it completely (simple
 ko, positional or situational superko, renju) and raises
-:class:`~engine.types.IllegalMoveError` with the reason, changing nothing.
+:class:`~engine.core.types.IllegalMoveError` with the reason, changing nothing.
 ``play`` honours the colour it is given, so moves out of turn are fine (GTP).
 """
 
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import LEGAL, TO_PLAY
-from engine.coords import action_to_gtp
-from engine.go import go_hash_after
-from engine.jit import njit
-from engine.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
-from engine.rules import Rules
-from engine.scoring import ownership, score
-from engine.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
+from engine.core.board import LEGAL, TO_PLAY
+from engine.core.coords import action_to_gtp
+from engine.core.go import go_hash_after
+from engine.core.jit import njit
+from engine.core.position import GAME_OVER, OFF_BOARD, REASONS, SUPERKO, Position
+from engine.core.rules import Rules
+from engine.core.scoring import ownership, score
+from engine.core.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
 
 __all__ = ["Game", "Move"]
 
@@ -89,7 +89,7 @@ class Game:
         return key
 
     def check(self, action: int, color: int | None = None) -> int:
-        """``LEGAL`` (0) or the reason code (see ``engine.position.REASONS``) for a move."""
+        """``LEGAL`` (0) or the reason code (see ``engine.core.position.REASONS``) for a move."""
         color = int(self.position.to_play if color is None else color)
         if self.resigned is not None:
             return GAME_OVER

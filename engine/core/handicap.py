@@ -1,7 +1,7 @@
 """Where handicap stones go: GTP's fixed patterns and the engine's free placement.
 
 Both functions return actions (row 0 at the top); put the stones on the board
-with :meth:`engine.game.Game.place_handicap`.
+with :meth:`engine.core.game.Game.place_handicap`.
 
 Fixed handicap (GTP 2 draft, section 4.1.1; GNU Go 3.8 answers the same
 sets, listed in board order, on every board it accepts). The stones stand on
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.rules import MAX_SIZE
-from engine.types import EngineError
+from engine.core.rules import MAX_SIZE
+from engine.core.types import EngineError
 
 __all__ = ["HandicapError", "fixed_handicap", "free_handicap", "max_fixed_handicap"]
 

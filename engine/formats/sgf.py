@@ -1,7 +1,7 @@
 """Reading and writing SGF game records (FF[4]) for Go (``GM[1]``) and Gomoku (``GM[4]``).
 
 sgfmill parses the file into raw property values; every point is then
-converted by :mod:`engine.coords` (``sgf_to_action`` / ``action_to_sgf``), so
+converted by :mod:`engine.core.coords` (``sgf_to_action`` / ``action_to_sgf``), so
 both games and all board sizes up to 25 share one path. Reading::
 
     record = load_sgf_file("game.sgf")    # GameRecord: rules, setup, moves, result
@@ -15,7 +15,7 @@ Conventions:
 - Only the main line is read (the first variation at every branch).
 - Setup stones (``AB`` / ``AW`` / ``AE``) are honoured in the root and in any
   node before the first move, applied node by node; setup after the first move
-  is not supported and raises :class:`~engine.types.SGFError` when loading.
+  is not supported and raises :class:`~engine.core.types.SGFError` when loading.
 - The side to move after the setup is ``PL``, else the colour of the first
   move, else black (white after a handicap). ``HA[n]`` with exactly ``n >= 2``
   black setup stones, no white ones and white to move is replayed as a
@@ -32,7 +32,7 @@ Conventions:
   game can be continued (GTP ``loadsgf``).
 
 Every problem with the data, from bytes that are not SGF to an illegal move,
-raises :class:`~engine.types.SGFError` with a message that says what and where.
+raises :class:`~engine.core.types.SGFError` with a message that says what and where.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ from importlib import metadata
 
 from sgfmill import sgf_grammar
 
-from engine.coords import action_to_gtp, action_to_sgf, sgf_to_action
-from engine.game import Game, Move
-from engine.rules import MAX_SIZE, Rules
-from engine.types import BLACK, EMPTY, WHITE, Color, EngineError, IllegalMoveError, Outcome, SGFError
+from engine.core.coords import action_to_gtp, action_to_sgf, sgf_to_action
+from engine.core.game import Game, Move
+from engine.core.rules import MAX_SIZE, Rules
+from engine.core.types import BLACK, EMPTY, WHITE, Color, EngineError, IllegalMoveError, Outcome, SGFError
 
 __all__ = ["GameRecord", "load_sgf", "load_sgf_file", "dump_sgf"]
 

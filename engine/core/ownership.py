@@ -1,7 +1,7 @@
 """Who owns each point at the end: a Monte-Carlo estimate from compiled random playouts (Go).
 
 :func:`playout_ownership` plays many random games from a position to the end
-and averages :func:`engine.scoring.region_owners` over them: +1 where black
+and averages :func:`engine.core.scoring.region_owners` over them: +1 where black
 always ends up owning the point, -1 for white, values between where it is
 contested. The playouts do not fill a player's own one-point eyes (a point
 whose four neighbours are the player's stones or the edge and whose
@@ -11,7 +11,7 @@ of a game (GTP ``final_status_list``, ``final_score``) and to draw an
 ownership map during analysis. A playout passes only when every empty point
 is illegal or an own eye; two passes end it.
 
-The kernels apply simple ko (as :mod:`engine.playout` does). Passes and the
+The kernels apply simple ko (as :mod:`engine.core.playout` does). Passes and the
 move count of the starting position are reset, so a finished game is still
 played out.
 """
@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import HEAD, MOVES, PASSES, STONES, geometry
-from engine.jit import njit
-from engine.playout import random_playout, seed_kernels
-from engine.position import Position
-from engine.rules_kernels import MOVE_CAP, pack_rules
-from engine.scoring import region_owners
-from engine.types import BLACK, EMPTY, WHITE
+from engine.core.board import HEAD, MOVES, PASSES, STONES, geometry
+from engine.core.jit import njit
+from engine.core.playout import random_playout, seed_kernels
+from engine.core.position import Position
+from engine.core.rules_kernels import MOVE_CAP, pack_rules
+from engine.core.scoring import region_owners
+from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["playout_ownership", "stone_status", "DEFAULT_PLAYOUTS"]
 

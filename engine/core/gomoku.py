@@ -1,7 +1,7 @@
 """Gomoku kernels: k in a row under the freestyle, standard and renju variants.
 
 Gomoku shares the board layout, stone placement, hashing and history ring with
-Go (``engine.board``); it keeps no chains. A move wins when the line through
+Go (``engine.core.board``); it keeps no chains. A move wins when the line through
 it reaches the winning length:
 
 * freestyle: k or more in a row;
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (
+from engine.core.board import (
     FORBIDDEN,
     HISTORY,
     LEGAL,
@@ -30,9 +30,9 @@ from engine.board import (
     put_stone,
     record_move,
 )
-from engine.jit import njit
-from engine.rules import Rules
-from engine.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
+from engine.core.jit import njit
+from engine.core.rules import Rules
+from engine.core.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
            "gomoku_legal_mask", "renju_forbidden", "is_winning_line", "GomokuLogic"]

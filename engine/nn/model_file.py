@@ -33,15 +33,15 @@ from typing import Any
 
 import torch
 
-from engine.net import NetConfig, PolicyValueNet
-from engine.types import EngineError
+from engine.core.types import EngineError
+from engine.nn.net import NetConfig, PolicyValueNet
 
-__all__ = ["FORMAT_VERSION", "METADATA_KEY", "SUFFIX", "ModelFormatError", "ModelInfo", "Model", "model_name",
+__all__ = ["FORMAT_VERSION", "METADATA_KEY", "MODEL_SUFFIX", "ModelFormatError", "ModelInfo", "Model", "model_name",
            "save_model", "load_model", "read_info"]
 
 FORMAT_VERSION = 1
 METADATA_KEY = "engine.model"
-SUFFIX = ".safetensors"
+MODEL_SUFFIX = ".safetensors"
 GAMES = ("go", "gomoku")
 
 

@@ -2,7 +2,7 @@
 
 A Position knows the rules, the stones, whose turn it is, simple ko and the
 last few boards. It does not know the game's history, so positional and
-situational superko, undo and resignation belong to :class:`engine.game.Game`.
+situational superko, undo and resignation belong to :class:`engine.core.game.Game`.
 ``play_unchecked`` is the fast path: its caller guarantees legality (a mask
 from ``legal_mask`` or a verdict from ``check``).
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from engine.board import (
+from engine.core.board import (
     CAPTURED_BLACK,
     FORBIDDEN,
     HASH,
@@ -37,10 +37,10 @@ from engine.board import (
     geometry,
     new_info,
 )
-from engine.go import GoLogic
-from engine.gomoku import GomokuLogic
-from engine.rules import Rules
-from engine.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
+from engine.core.go import GoLogic
+from engine.core.gomoku import GomokuLogic
+from engine.core.rules import Rules
+from engine.core.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
 
 __all__ = ["Position", "PositionBatch", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
 
@@ -253,8 +253,9 @@ class Position:
         return self._logic.outcome(self.cells, self.info)
 
     def __repr__(self) -> str:
-        from engine.diagram import to_diagram
-        return f"Position({self.rules}, to_play={self.to_play.letter})\n{to_diagram(self)}"
+        """One line; ``engine.formats.diagram.to_diagram`` draws the board."""
+        return (f"Position({self.rules}, to_play={self.to_play.letter}, moves={int(self.info[MOVES])}, "
+                f"key={self.key:#x})")
 
 
 class PositionBatch:

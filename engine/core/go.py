@@ -8,14 +8,14 @@ stone once; merging adds to the larger chain the liberties of the smaller one
 that it did not already have. No flood fill per move.
 
 All functions take the padded board width ``W`` and points, not actions; see
-``engine.board`` for the layout.
+``engine.core.board`` for the layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import (
+from engine.core.board import (
     CAPTURED_BLACK,
     HASH,
     HEAD,
@@ -38,10 +38,10 @@ from engine.board import (
     put_stone,
     record_move,
 )
-from engine.jit import njit
-from engine.rules import Rules
-from engine.scoring import score
-from engine.types import BLACK, EMPTY, WHITE, Outcome
+from engine.core.jit import njit
+from engine.core.rules import Rules
+from engine.core.scoring import score
+from engine.core.types import BLACK, EMPTY, WHITE, Outcome
 
 __all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "GoLogic"]
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.coords import GTP_COLUMNS
-from engine.types import BLACK, EMPTY, WHITE
+from engine.core.coords import GTP_COLUMNS
+from engine.core.types import BLACK, EMPTY, WHITE
 
 if TYPE_CHECKING:
-    from engine.game import Game
-    from engine.rules import Rules
+    from engine.core.game import Game
+    from engine.core.rules import Rules
 
 __all__ = ["parse_diagram", "to_diagram", "game_from_diagram"]
 
@@ -48,9 +48,9 @@ def game_from_diagram(text: str, rules: "Rules | str", to_play: int | str = "B")
 
     ``rules`` may be a rules string; its board size is then taken from the diagram.
     """
-    from engine.game import Game
-    from engine.rules import Rules
-    from engine.types import Color
+    from engine.core.game import Game
+    from engine.core.rules import Rules
+    from engine.core.types import Color
 
     board = parse_diagram(text)
     if isinstance(rules, str):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from engine.types import RulesError
+from engine.core.types import RulesError
 
 __all__ = ["Rules", "GO_PRESETS", "GOMOKU_PRESETS", "MAX_SIZE"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from engine.evaluator import Evaluator
-from engine.rules import Rules
+from engine.core.rules import Rules
+from engine.search.evaluator import Evaluator
 
 __all__ = ["EvaluatorOptions", "load_evaluator"]
 
@@ -35,15 +35,16 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
                    options: EvaluatorOptions = EvaluatorOptions()) -> Evaluator:
     """A NetEvaluator for the model at ``model_path``, or a UniformEvaluator when it is None.
 
-    Raises :class:`~engine.model_file.ModelFormatError` when the file is not a
+    Raises :class:`~engine.nn.model_file.ModelFormatError` when the file is not a
     model, or its game, board size or encoder does not fit ``rules``.
     """
-    from engine.evaluator import NetEvaluator, UniformEvaluator
+    from engine.nn.evaluator import NetEvaluator
+    from engine.search.evaluator import UniformEvaluator
 
     if model_path is None:
         return UniformEvaluator()
     from encoders import get_encoder
-    from engine.model_file import load_model
+    from engine.nn.model_file import load_model
 
     model = load_model(model_path, expect_game=rules.game, expect_size=rules.size)
     encoder = get_encoder(model.info.encoder, rules, model.info.num_planes)

@@ -8,7 +8,7 @@ an illegal one is set aside for this move and the draw repeats among the rest.
 The empty-point list is kept incrementally and rebuilt only after a capture.
 
 The kernels enforce simple ko (as OpenSpiel's Go does); positional superko
-needs the game's history and is :class:`engine.game.Game`'s job. Renju's
+needs the game's history and is :class:`engine.core.game.Game`'s job. Renju's
 forbidden points are set aside for black like Go's illegal moves.
 
 ``record`` (``int64[>= move_cap]``) receives the point of every move played
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
-from engine.go import go_check
-from engine.gomoku import gomoku_check
-from engine.jit import njit
-from engine.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH, play_point
-from engine.types import EMPTY, WALL
+from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, MOVES, PASS_POINT, PASSES, STONES, TO_PLAY, WINNER
+from engine.core.go import go_check
+from engine.core.gomoku import gomoku_check
+from engine.core.jit import njit
+from engine.core.rules_kernels import GAME, GO, MOVE_CAP, SUICIDE, VARIANT, WIN_LENGTH, play_point
+from engine.core.types import EMPTY, WALL
 
 __all__ = ["random_playout", "run_playouts", "is_own_eye", "seed_kernels"]
 
@@ -99,7 +99,7 @@ def _draw_move(cells, info, W, empties, m, color, spec, keep_eyes):
 def random_playout(cells, info, zobrist, W, action_point, spec, keep_eyes, empties, record):
     """Play uniformly random legal moves in place until the game ends; return the moves played.
 
-    ``spec`` is the packed rules (``engine.rules_kernels.pack_rules``). With
+    ``spec`` is the packed rules (``engine.core.rules_kernels.pack_rules``). With
     ``keep_eyes`` (Go) a player never fills its own one-point eyes and passes
     only when nothing else is left, so living groups live (ownership, scoring
     rollouts). ``empties`` is scratch of ``int64[N*N]``.

@@ -1,23 +1,9 @@
-"""Evaluators: a batch of positions in, move priors and values out.
+"""The network behind the evaluator protocol: encode, infer on the device, mask, cache.
 
-``Evaluator.evaluate(positions, legal=None) -> (priors float32[B, N*N + 1], values float32[B])``:
-
-* ``positions`` is a sequence of Positions or a :class:`~engine.position.PositionBatch`
-  (the search's leaf batch: stacked arrays, encoded without copying).
-* ``legal`` (``bool[B, N*N + 1]``), when the caller already knows the legal
-  actions (the search does), saves recomputing them.
-* ``priors[b]`` is a probability distribution over actions (pass last) that is
-  exactly 0 on every action ``legal[b]`` (default: ``positions[b].legal_mask()``) forbids and sums to
-  1. A position with no legal action (a finished game) gets all its mass on
-  pass, so every row sums to 1; the search never expands such a node.
-* ``values[b]`` is in [-1, 1], from the point of view of the side to move in
-  ``positions[b]`` (+1: it wins).
-
-All positions in one batch have the same board size. :class:`UniformEvaluator`
-(uniform priors, value 0) serves tests and search benchmarks;
-:class:`NetEvaluator` runs a network through an injected encoder (the engine
-never imports ``encoders``: anything with ``name``, ``num_planes`` and
-``encode_batch`` will do).
+:class:`NetEvaluator` runs a :class:`~engine.nn.net.PolicyValueNet` through an
+injected encoder (anything with ``name``, ``num_planes`` and ``encode_batch``:
+``encoders.base.Encoder`` fits), so that this module never imports ``encoders``.
+``pick_device``, ``pick_dtype`` and ``pick_runtime`` choose how it runs.
 """
 
 from __future__ import annotations
@@ -25,22 +11,23 @@ from __future__ import annotations
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from engine.board import HISTORY, HISTORY_LEN, RING
-from engine.position import Position, PositionBatch
+from engine.core.board import HISTORY, HISTORY_LEN, RING
+from engine.core.position import PositionBatch
+from engine.search.evaluator import Positions, legal_masks, masked_softmax
 
 if TYPE_CHECKING:
     import torch
 
-    from engine.model_file import Model
-    from engine.net import PolicyValueNet
+    from engine.nn.model_file import Model
+    from engine.nn.net import PolicyValueNet
 
-__all__ = ["Evaluator", "Encoder", "UniformEvaluator", "NetEvaluator", "legal_masks", "masked_softmax",
-           "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype", "pick_runtime", "bf16_is_native"]
+__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype",
+           "pick_runtime", "bf16_is_native"]
 
 log = logging.getLogger(__name__)
 
@@ -48,17 +35,6 @@ RUNTIMES = ("auto", "eager", "compile")
 
 DEFAULT_CACHE_SIZE = 1 << 15
 """Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value)."""
-
-
-Positions = Sequence[Position] | PositionBatch
-
-
-@runtime_checkable
-class Evaluator(Protocol):
-    """Anything the search can ask for priors and values (see the module docstring)."""
-
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        ...
 
 
 class Encoder(Protocol):
@@ -76,39 +52,6 @@ class Encoder(Protocol):
         ...
 
 
-def legal_masks(positions: Positions) -> np.ndarray:
-    """``bool[B, N*N + 1]``: each position's legal actions (simple ko; pass last)."""
-    if isinstance(positions, PositionBatch):
-        return positions.legal_masks()
-    return np.stack([position.legal_mask() for position in positions])
-
-
-def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """``float32[B, A]``: softmax of ``logits`` over the actions ``masks`` allows, exactly 0 elsewhere.
-
-    A row with no allowed action puts all its mass on the last action (pass).
-    """
-    masked = np.where(masks, logits, -np.inf)
-    top = masked.max(axis=1, keepdims=True)
-    empty = ~masks.any(axis=1)
-    top[empty] = 0.0
-    weights = np.exp(masked - top)
-    weights[empty, -1] = 1.0
-    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
-
-
-class UniformEvaluator:
-    """Uniform priors over the legal actions and value 0: a network-free stand-in."""
-
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        masks = legal_masks(positions) if legal is None else legal
-        counts = masks.sum(axis=1, keepdims=True)
-        priors = np.where(counts > 0, masks / np.maximum(counts, 1), 0.0).astype(np.float32)
-        priors[counts[:, 0] == 0, -1] = 1.0  # a finished game: all mass on pass, as masked_softmax does
-        return priors, np.zeros(len(masks), np.float32)
-
-
-# ------------------------------------------------------------------ torch side
 def bf16_is_native() -> bool:
     """Whether this CPU has bf16 arithmetic (AMX tiles or AVX-512 BF16); without it bf16 is emulated and slow."""
     import torch
@@ -209,8 +152,8 @@ class _Symmetries:
 class NetEvaluator:
     """A network behind the :class:`Evaluator` interface: encode, infer, mask, cache.
 
-    ``model`` is a :class:`~engine.model_file.Model` (its encoder name must
-    match ``encoder``'s) or a bare :class:`~engine.net.PolicyValueNet`. The
+    ``model`` is a :class:`~engine.nn.model_file.Model` (its encoder name must
+    match ``encoder``'s) or a bare :class:`~engine.nn.net.PolicyValueNet`. The
     evaluator runs a frozen copy (batch norms folded, eval mode) taken at
     construction: build a new evaluator to see newer weights.
 
@@ -239,8 +182,8 @@ class NetEvaluator:
                  threads: int | None = None, seed: int | None = None, runtime: str = "auto") -> None:
         import torch
 
-        from engine.model_file import ModelFormatError
-        from engine.net import PolicyValueNet
+        from engine.nn.model_file import ModelFormatError
+        from engine.nn.net import PolicyValueNet
 
         net = model if isinstance(model, PolicyValueNet) else model.net
         info = None if isinstance(model, PolicyValueNet) else model.info

@@ -1,9 +1,9 @@
 """``Search``: PUCT Monte-Carlo tree search over a batched evaluator.
 
-The tree and its kernels are in :mod:`engine.mcts_kernels`; this module owns
+The tree and its kernels are in :mod:`engine.search.tree`; this module owns
 one tree, turns leaf batches into evaluator calls, adds root noise, reuses
 the tree between moves and reports what it found. Deciding what to play
-(temperature, resignation, passing, time) is :class:`engine.player.Player`'s.
+(temperature, resignation, passing, time) is :class:`engine.search.player.Player`'s.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import INFO_LEN, ROWS, geometry
-from engine.evaluator import Evaluator
-from engine.game import Game
-from engine.mcts_kernels import (
+from engine.core.board import INFO_LEN, ROWS, geometry
+from engine.core.game import Game
+from engine.core.position import PositionBatch
+from engine.core.rules_kernels import pack_rules, terminal_value
+from engine.search.evaluator import Evaluator
+from engine.search.tree import (
     ACTION,
     FIRST_CHILD,
     FLOAT_ROWS,
@@ -33,8 +35,6 @@ from engine.mcts_kernels import (
     reset_tree,
     select_leaves,
 )
-from engine.position import PositionBatch
-from engine.rules_kernels import pack_rules, terminal_value
 
 __all__ = ["SearchConfig", "SearchResult", "Search"]
 

@@ -28,9 +28,9 @@ import math
 
 import numpy as np
 
-from engine.board import PASS_POINT
-from engine.jit import njit
-from engine.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
+from engine.core.board import PASS_POINT
+from engine.core.jit import njit
+from engine.core.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "FLOAT_ROWS", "UNEXPANDED", "PENDING",

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from engine.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
-from engine.jit import njit
-from engine.types import BLACK, EMPTY, WHITE
+from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
+from engine.core.jit import njit
+from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["ownership", "score", "region_owners", "lead_of"]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import MOVES, PASSES, STONES, TO_PLAY, WINNER
-from engine.go import go_legal_mask, go_play
-from engine.gomoku import VARIANT_CODES, gomoku_legal_mask, gomoku_play
-from engine.jit import njit
-from engine.rules import Rules
-from engine.scoring import lead_of
-from engine.types import BLACK, EMPTY
+from engine.core.board import MOVES, PASSES, STONES, TO_PLAY, WINNER
+from engine.core.go import go_legal_mask, go_play
+from engine.core.gomoku import VARIANT_CODES, gomoku_legal_mask, gomoku_play
+from engine.core.jit import njit
+from engine.core.rules import Rules
+from engine.core.scoring import lead_of
+from engine.core.types import BLACK, EMPTY
 
 __all__ = ["SPEC_LEN", "pack_rules", "play_point", "fill_legal_mask", "is_terminal", "terminal_value"]
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.evaluator import Evaluator
-from engine.game import Game
-from engine.mcts import Search, SearchConfig, SearchResult
-from engine.ownership import playout_ownership, stone_status
-from engine.types import Color
+from engine.core.game import Game
+from engine.core.ownership import playout_ownership, stone_status
+from engine.core.types import Color
+from engine.search.evaluator import Evaluator
+from engine.search.mcts import Search, SearchConfig, SearchResult
 
 __all__ = ["PlayerConfig", "Decision", "Player"]
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.jit import njit
-from engine.types import BLACK, EMPTY, WALL
+from engine.core.jit import njit
+from engine.core.types import BLACK, EMPTY, WALL
 
 __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HISTORY", "HISTORY_LEN",
            "ROWS", "INFO_LEN", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",

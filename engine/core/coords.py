@@ -20,8 +20,8 @@ never leaves the rules core; everything above it speaks in actions.
 
 from __future__ import annotations
 
-from engine.rules import MAX_SIZE
-from engine.types import InvalidVertexError
+from engine.core.rules import MAX_SIZE
+from engine.core.types import InvalidVertexError
 
 __all__ = [
     "GTP_COLUMNS",

@@ -1,0 +1,94 @@
+"""Compiled kernels: numba's ``njit`` with an on-disk cache that never goes stale.
+
+Numba checks a cached kernel only against its own source file, not the files
+of the kernels it calls, so an edit to ``engine/core/go.py`` would leave the
+cached search kernels running the old Go code. Kernels therefore import
+``njit`` from here: with ``cache=True`` their cache is stamped with one
+fingerprint of every kernel module's source (every ``.py`` under ``engine/``
+and ``encoders/``, subpackages included, that imports this ``njit``), so a
+change to any of them makes every cached kernel miss and recompile. Stale
+entries are never read and are overwritten in place; nothing is deleted and no
+numba setting is touched. ``NUMBA_DISABLE_JIT=1`` still turns every kernel
+into plain Python.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numba
+from numba.core import typeinfer
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, InTreeCacheLocator, UserWideCacheLocator
+
+__all__ = ["njit", "kernel_fingerprint", "KERNEL_ROOTS"]
+
+_REPO = Path(__file__).resolve().parents[2]
+KERNEL_ROOTS = (_REPO / "engine", _REPO / "encoders")
+_MARKER = b"from engine.core.jit import njit"
+
+
+def kernel_fingerprint(roots: Iterable[Path] = KERNEL_ROOTS) -> str:
+    """A hash of every module under ``roots`` (recursively) that defines kernels with this ``njit``."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(Path(root).rglob("*.py")):
+            source = path.read_bytes()
+            if _MARKER in source:
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(source)
+    return digest.hexdigest()
+
+
+@functools.cache
+def _fingerprint() -> str:
+    return kernel_fingerprint()
+
+
+class _StampedByAllKernels:
+    """A cache locator whose freshness stamp is the fingerprint of all kernel sources, not one file's."""
+
+    def get_source_stamp(self) -> str:
+        return _fingerprint()
+
+
+class _InTreeLocator(_StampedByAllKernels, InTreeCacheLocator):
+    """``__pycache__`` beside the module, as numba's default."""
+
+
+class _UserWideLocator(_StampedByAllKernels, UserWideCacheLocator):
+    """The user's cache directory, for a read-only install."""
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_InTreeLocator, _UserWideLocator]
+
+
+class _KernelCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+def njit(*signatures: Any, cache: bool = False, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit(*signatures, cache=cache, **options)``, the cache stamped by every kernel source.
+
+    Used only as a decorator factory: ``@njit(cache=True)`` or ``@njit("sig", cache=True)``.
+    Explicit signatures compile at once, as numba's own decorator does (a recursive kernel
+    needs one to be cached).
+    """
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        if numba.config.DISABLE_JIT or not cache:
+            return numba.njit(*signatures, cache=False, **options)(func)
+        dispatcher = numba.njit(**options)(func)
+        dispatcher._cache = _KernelCache(func)   # what Dispatcher.enable_caching does, with our locator
+        if signatures:
+            with typeinfer.register_dispatcher(dispatcher):   # lets a recursive kernel name itself
+                for signature in signatures:
+                    dispatcher.compile(signature)
+                dispatcher.disable_compile()
+        return dispatcher
+
+    return decorate

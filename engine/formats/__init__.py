@@ -1,0 +1,1 @@
+"""Game records and boards as text: SGF files (``sgf``) and ASCII diagrams (``diagram``)."""

@@ -1,0 +1,73 @@
+"""The evaluator protocol: a batch of positions in, move priors and values out.
+
+``Evaluator.evaluate(positions, legal=None) -> (priors float32[B, N*N + 1], values float32[B])``:
+
+* ``positions`` is a sequence of Positions or a :class:`~engine.core.position.PositionBatch`
+  (the search's leaf batch: stacked arrays, encoded without copying).
+* ``legal`` (``bool[B, N*N + 1]``), when the caller already knows the legal
+  actions (the search does), saves recomputing them.
+* ``priors[b]`` is a probability distribution over actions (pass last) that is
+  exactly 0 on every action ``legal[b]`` (default: ``positions[b].legal_mask()``) forbids and sums to
+  1. A position with no legal action (a finished game) gets all its mass on
+  pass, so every row sums to 1; the search never expands such a node.
+* ``values[b]`` is in [-1, 1], from the point of view of the side to move in
+  ``positions[b]`` (+1: it wins).
+
+All positions in one batch have the same board size. The network-free
+evaluators live here: :class:`UniformEvaluator` (uniform priors, value 0) for
+tests and search benchmarks. The network's evaluator is
+:class:`engine.nn.evaluator.NetEvaluator`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from engine.core.position import Position, PositionBatch
+
+__all__ = ["Evaluator", "Positions", "UniformEvaluator", "legal_masks", "masked_softmax"]
+
+Positions = Sequence[Position] | PositionBatch
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Anything the search can ask for priors and values (see the module docstring)."""
+
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        ...
+
+
+def legal_masks(positions: Positions) -> np.ndarray:
+    """``bool[B, N*N + 1]``: each position's legal actions (simple ko; pass last)."""
+    if isinstance(positions, PositionBatch):
+        return positions.legal_masks()
+    return np.stack([position.legal_mask() for position in positions])
+
+
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``float32[B, A]``: softmax of ``logits`` over the actions ``masks`` allows, exactly 0 elsewhere.
+
+    A row with no allowed action puts all its mass on the last action (pass).
+    """
+    masked = np.where(masks, logits, -np.inf)
+    top = masked.max(axis=1, keepdims=True)
+    empty = ~masks.any(axis=1)
+    top[empty] = 0.0
+    weights = np.exp(masked - top)
+    weights[empty, -1] = 1.0
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+class UniformEvaluator:
+    """Uniform priors over the legal actions and value 0: a network-free stand-in."""
+
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        masks = legal_masks(positions) if legal is None else legal
+        counts = masks.sum(axis=1, keepdims=True)
+        priors = np.where(counts > 0, masks / np.maximum(counts, 1), 0.0).astype(np.float32)
+        priors[counts[:, 0] == 0, -1] = 1.0  # a finished game: all mass on pass, as masked_softmax does
+        return priors, np.zeros(len(masks), np.float32)
