@@ -82,6 +82,8 @@ _HOMES = {
     "Decision": "engine.search.player",
     "Player": "engine.search.player",
     "PlayerConfig": "engine.search.player",
+    # engine.search.resign
+    "ResignationWatch": "engine.search.resign",
     # engine.nn.net
     "NetConfig": "engine.nn.net",
     "PolicyValueNet": "engine.nn.net",

@@ -19,6 +19,7 @@ from engine.core.ownership import playout_ownership, stone_status
 from engine.core.types import Color
 from engine.search.evaluator import Evaluator
 from engine.search.mcts import Search, SearchConfig, SearchResult
+from engine.search.resign import ResignationWatch
 
 __all__ = ["PlayerConfig", "Decision", "Player"]
 
@@ -69,12 +70,12 @@ class Player:
         self.rng = np.random.default_rng(seed)
         self._seed = seed
         self._search: Search | None = None
-        self._low_values: dict[Color, int] = {Color.BLACK: 0, Color.WHITE: 0}
+        self._resignation = ResignationWatch(config.resign_threshold, config.resign_consecutive)
 
     def new_game(self) -> None:
         """Forget the tree and the resignation counters."""
         self._search = None
-        self._low_values = {Color.BLACK: 0, Color.WHITE: 0}
+        self._resignation.reset()
 
     def search_for(self, game: Game) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused."""
@@ -112,16 +113,9 @@ class Player:
     def decide(self, game: Game, result: SearchResult) -> Decision:
         """The move (or resignation) for the side to move in ``game`` after a search of its position."""
         color = game.to_play
-        if self._should_resign(color, result):
+        if self._resignation.see(color, result):
             return Decision(None, True, result)
         return Decision(self._pick(game, result), False, result)
-
-    def _should_resign(self, color: Color, result: SearchResult) -> bool:
-        threshold = self.config.resign_threshold
-        if threshold is None or result.visits.sum() == 0:
-            return False
-        self._low_values[color] = self._low_values[color] + 1 if result.value < threshold else 0
-        return self._low_values[color] >= self.config.resign_consecutive
 
     def _pick(self, game: Game, result: SearchResult) -> int:
         legal = game.legal_mask()

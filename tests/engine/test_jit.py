@@ -37,7 +37,7 @@ def test_modules_without_kernels_do_not_change_the_fingerprint(tmp_path: Path) -
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="plain Python has no kernel cache")
 def test_every_cached_kernel_is_stamped_with_all_kernel_sources() -> None:
     from engine.core.board import put_stone
-    from engine.core.gomoku import renju_forbidden   # compiled at import from an explicit signature
+    from engine.core.gomoku import renju_forbidden  # compiled at import from an explicit signature
     from engine.search.tree import reset_tree
 
     for kernel in (put_stone, renju_forbidden, reset_tree):
