@@ -98,6 +98,7 @@ _HOMES = {
     "save_model": "engine.nn.model_file",
     # engine.nn.evaluator
     "NetEvaluator": "engine.nn.evaluator",
+    "set_cpu_threads": "engine.nn.evaluator",
     "pick_device": "engine.nn.evaluator",
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from engine.nn.net import PolicyValueNet
 
 __all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype",
-           "pick_runtime", "bf16_is_native"]
+           "pick_runtime", "bf16_is_native", "set_cpu_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,20 @@ class Encoder(Protocol):
     def encode_batch(self, positions: Positions) -> np.ndarray:
         """``[B, num_planes, N, N]`` planes, any numeric dtype (a PositionBatch is read without copying)."""
         ...
+
+
+def set_cpu_threads(threads: int | None = None) -> int:
+    """Set torch's CPU threads for the whole process (None: every core this process may use); return the count.
+
+    Process-wide, so only the CLI layer (or a worker process's entry point) calls
+    it. On a machine whose cores are busy with other processes, 1 thread can be
+    several times faster: OpenMP waits for descheduled workers.
+    """
+    import torch
+
+    count = threads or len(os.sched_getaffinity(0))
+    torch.set_num_threads(count)
+    return count
 
 
 def bf16_is_native() -> bool:
