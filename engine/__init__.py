@@ -105,6 +105,12 @@ _HOMES = {
     "load_evaluator": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
+    # engine.atomic
+    "atomic_path": "engine.atomic",
+    "read_json": "engine.atomic",
+    "write_bytes": "engine.atomic",
+    "write_json": "engine.atomic",
+    "write_text": "engine.atomic",
 }
 
 __all__ = sorted(_HOMES)

@@ -27,10 +27,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "encoders": ("engine.core", "encoders"),
     "encoders.bench": ("engine.core", "encoders", "engine.bench.timing"),  # ``engine bench encode``
     "engine.search": ("engine.core", "engine.search"),
-    "engine.nn": ("engine.core", "engine.search", "engine.nn", "encoders"),
+    "engine.nn": ("engine.core", "engine.search", "engine.nn", "engine.atomic", "encoders"),
     "engine.bench": ("engine.core", "engine.formats", "engine.search", "engine.nn", "engine.bench", "encoders"),
     "engine.lazy": (),
-    "engine": ("engine.lazy", "engine.core", "engine.formats", "engine.search", "engine.nn"),  # the facade
+    "engine.atomic": (),  # atomic file writes: a leaf every layer above the core may use
+    "engine": ("engine.lazy", "engine.atomic", "engine.core", "engine.formats", "engine.search",  # the facade
+               "engine.nn"),
     "engine.cli": EVERYTHING,  # the CLI layer names every command
     "gtp": ("engine", "gtp"),
     "training": ("engine", "encoders", "training"),

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from training.atomic import atomic_path
+from engine import atomic_path
 from training.errors import ChunkFormatError
 
 __all__ = ["CHUNK_FORMAT", "CHUNK_VERSION", "CHUNK_SUFFIX", "ChunkInfo", "Samples", "pack_planes", "unpack_planes",

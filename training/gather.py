@@ -28,8 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file
-from training.atomic import read_json, write_json
+from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file, read_json, write_json
 from training.chunks import CHUNK_SUFFIX, ChunkInfo, list_chunks, pack_planes, read_chunk_info, write_chunk
 from training.errors import ChunkFormatError, RecordFormatError
 from training.records import SelfPlayRecord, list_records, read_record

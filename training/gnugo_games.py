@@ -24,8 +24,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine import Rules, dump_sgf
-from training.atomic import write_text
+from engine import Rules, dump_sgf, write_text
 from training.gtp_games import GtpEngine, play_game
 
 __all__ = ["gnugo", "find_gnugo"]

@@ -25,8 +25,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump_sgf, gtp_to_action
-from training.atomic import write_text
+from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump_sgf, gtp_to_action, write_text
 from training.baselines import random_move
 from training.match import MatchResult
 

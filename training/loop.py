@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from training.atomic import atomic_path, read_json, write_json, write_text
+from engine import atomic_path, read_json, write_json, write_text
 from training.errors import RunStateError
 from training.match import MatchConfig
 from training.models import BootstrapConfig

@@ -20,8 +20,20 @@ from typing import Any
 
 import numpy as np
 
-from engine import BLACK, WHITE, Color, Evaluator, Game, Outcome, Player, PlayerConfig, Rules, SearchConfig, dump_sgf
-from training.atomic import write_text
+from engine import (
+    BLACK,
+    WHITE,
+    Color,
+    Evaluator,
+    Game,
+    Outcome,
+    Player,
+    PlayerConfig,
+    Rules,
+    SearchConfig,
+    dump_sgf,
+    write_text,
+)
 from training.baselines import RolloutEvaluator, random_move
 from training.batching import SearchJob, step
 from training.selfplay import search_comment

@@ -54,5 +54,4 @@ def bootstrap(path: str | os.PathLike[str], config: BootstrapConfig) -> Path:
     torch.manual_seed(config.seed)
     net = PolicyValueNet(net_config)
     info = ModelInfo(config.game, encoder.name, encoder.num_planes, net_config, generation=0, training_steps=0)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
     return save_model(path, Model(net, info))

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import Color, Outcome, Rules, RulesError
-from training.atomic import write_bytes
+from engine import Color, Outcome, Rules, RulesError, write_bytes
 from training.errors import RecordFormatError
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord", "write_record", "read_record",

@@ -40,8 +40,8 @@ from engine import (
     SearchResult,
     action_to_gtp,
     dump_sgf,
+    write_text,
 )
-from training.atomic import write_text
 from training.batching import SearchJob, step
 from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
 

@@ -144,7 +144,7 @@ def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray
 def _save_checkpoint(path: Path, net: Any, optimizer: Any, step: int, multiplier: float, identity: dict) -> None:
     import torch
 
-    from training.atomic import atomic_path
+    from engine import atomic_path
 
     state = {"format_version": CHECKPOINT_VERSION, **identity, "step": step, "lr_multiplier": multiplier,
              "net": net.state_dict(), "optimizer": optimizer.state_dict()}

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 import torch
 
+from engine.atomic import atomic_path
 from engine.core.types import EngineError
 from engine.nn.net import NetConfig, PolicyValueNet
 
@@ -130,7 +130,7 @@ class Model:
 
 
 def save_model(path: str | os.PathLike[str], model: Model) -> Path:
-    """Write ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename).
+    """Write ``model`` to ``path`` atomically (:func:`~engine.atomic.atomic_path`), creating its folder.
 
     A reader never sees a half-written file, and a failed write leaves no
     temporary file behind. Returns the path written.
@@ -141,17 +141,9 @@ def save_model(path: str | os.PathLike[str], model: Model) -> Path:
     if model.net.config != model.info.config:
         raise ValueError(f"the network is {model.net.config} but the description says {model.info.config}")
     tensors = {name: tensor.detach().to("cpu").contiguous() for name, tensor in model.net.state_dict().items()}
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    try:
-        metadata = {**model.info.to_dict(), "weights_crc32": _checksum(tensors)}
-        save_file(tensors, temp, metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
-        with open(temp, "rb") as written:
-            os.fsync(written.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    metadata = {**model.info.to_dict(), "weights_crc32": _checksum(tensors)}
+    with atomic_path(path) as temp:
+        save_file(tensors, str(temp), metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
     return path
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.atomic import atomic_path, write_text
 from engine.core.types import Color, Outcome
 from tests.training.conftest import GO5, GOMOKU6
-from training.atomic import atomic_path, write_text
 from training.chunks import (
     ChunkInfo,
     load_samples,

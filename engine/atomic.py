@@ -1,5 +1,8 @@
 """Atomic file writes: a temporary name in the target's folder, fsync, then ``os.replace``.
 
+The one atomic-write helper of the repository: model files (:mod:`engine.nn.model_file`),
+game records, chunks, checkpoints and run state all go through :func:`atomic_path`.
+
 A reader (or a process restarted after ``kill -9``) sees either the old file
 or the complete new one, never half of one; a failed write leaves no
 temporary file behind. Temporary names start with a dot and end in ``.tmp``,
