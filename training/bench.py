@@ -19,16 +19,13 @@ from pathlib import Path
 
 import click
 
-from engine.bench.timing import report
+from engine.bench.timing import network_options, report, runtime_options
 
 __all__ = ["selfplay_bench_command"]
 
 
 @click.command("selfplay")
-@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="A model file; otherwise a random network of --blocks x --filters.")
-@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
-@click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
+@network_options
 @click.option("--encoder", default=None, help="Encoder of the random network [default: the game's].")
 @click.option("--game", type=click.Choice(["go", "gomoku"]), default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
@@ -38,10 +35,7 @@ __all__ = ["selfplay_bench_command"]
 @click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
 @click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True, help="Timed window.")
-@click.option("--device", default=None)
-@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True)
-@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
-@click.option("--threads", type=click.IntRange(1), default=None)
+@runtime_options
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, encoder: str | None, game: str,
@@ -51,12 +45,12 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
     """Self-play positions/s and games/hour with a network."""
     import torch
 
-    from engine import EvaluatorOptions, Rules, load_evaluator, read_info
+    from engine import EvaluatorOptions, Rules, load_evaluator, read_info, set_cpu_threads
     from training.models import BootstrapConfig, bootstrap, default_rules
     from training.selfplay import SelfPlayConfig, SelfPlayOutput, play_games
 
-    options = EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, threads=threads,
-                               seed=seed)
+    set_cpu_threads(threads)
+    options = EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
     config = SelfPlayConfig(readouts=readouts, full_search_share=full_search_pct / 100,
                             parallel_games=parallel_games, batch_size=batch_size, seed=seed)
     with tempfile.TemporaryDirectory(prefix="bench-selfplay-") as scratch:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
+
+from engine.bench.timing import runtime_options
 
 __all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
            "evaluate_command", "loop_command"]
@@ -34,25 +35,13 @@ def _fail(error: Exception) -> click.ClickException:
     return click.ClickException(str(error))
 
 
-def _runtime_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--device, --dtype, --runtime, --threads: how networks run (see engine.nn.loading.EvaluatorOptions)."""
-    for option in reversed([
-        click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
-        click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True),
-        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
-                     show_default=True, help="torch.compile on CPU (auto) costs 10-25 s once per process."),
-        click.option("--threads", type=click.IntRange(1), default=None, help="Torch CPU threads [default: all]."),
-    ]):
-        command = option(command)
-    return command
+def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None) -> Any:
+    """The options of ``runtime_options`` as EvaluatorOptions (random symmetry on); sets this process's
+    torch threads."""
+    from engine import EvaluatorOptions, set_cpu_threads
 
-
-def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None,
-                       symmetry: bool = True) -> Any:
-    from engine import EvaluatorOptions
-
-    return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=symmetry, runtime=runtime, threads=threads,
-                            seed=seed)
+    set_cpu_threads(threads)
+    return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
 
 
 def _rules_for(info: Any, rules_text: str | None, size: int | None, win_length: int | None = None) -> Any:
@@ -123,7 +112,7 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
               help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
-@_runtime_options
+@runtime_options
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_pct: float, games: int,
@@ -148,7 +137,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
         output = SelfPlayOutput(Path(output_dir), None if output_sgf is None else Path(output_sgf))
         options = _evaluator_options(device, dtype, runtime, threads, seed)
         with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
-            summary = run_selfplay(model, rules, config, games, output, options, workers, lambda _g: bar.update(1))
+            summary = run_selfplay(model, rules, config, games, output, options, workers, lambda _g: bar.update(1),
+                                   worker_threads=threads)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
     _emit(summary.to_dict(), as_json, summary.describe())
@@ -259,10 +249,9 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                   no_symmetries: bool, checkpoint_every: int, blocks: int, filters: int, heads: str,
                   device: str | None, threads: int | None, seed: int, as_json: bool) -> None:
     """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
-    import torch
     from tqdm import tqdm
 
-    from engine import EngineError
+    from engine import EngineError, set_cpu_threads
     from training.chunks import load_samples
     from training.train import TrainConfig, train
 
@@ -271,8 +260,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                          momentum=momentum, l2=l2, schedule=schedule, warmup_steps=warmup_steps,
                          value_weight=value_weight, kl_target=kl_target, symmetries=not no_symmetries,
                          checkpoint_every=checkpoint_every, seed=seed, device=device)
-    if threads is not None:
-        torch.set_num_threads(threads)
+    set_cpu_threads(threads)
     try:
         samples = load_samples(list(chunks))
         model = _start_model(samples.info, load_file, blocks, filters, heads, seed)
@@ -344,7 +332,7 @@ def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, 
 @click.option("--game", type=_GAMES, default=None, help="Game, when both players are baselines.")
 @click.option("--size", type=click.IntRange(2, 25), default=None)
 @click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
-@_runtime_options
+@runtime_options
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parallel_games: int, batch_size: int,
@@ -472,7 +460,7 @@ def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
     Resumable: run the same command again after a kill. On a run that exists,
     only the options given on the command line change its stored settings.
     """
-    from engine import EngineError
+    from engine import EngineError, set_cpu_threads
     from training.loop import LoopConfig, load_config, run_loop
 
     given = {name for name in values if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
@@ -480,6 +468,7 @@ def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
         stored = load_config(run_dir)
         config = _loop_config(LoopConfig(), values, set(values)) if stored is None else _loop_config(
             stored, values, given)
+        set_cpu_threads(config.threads)
         state = run_loop(run_dir, config, _note)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error

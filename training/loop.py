@@ -82,11 +82,12 @@ class LoopConfig:
             return Rules.parse(self.rules)
         return default_rules(self.bootstrap.game, self.bootstrap.size, self.win_length)
 
-    def evaluator_options(self, symmetry: bool = True) -> Any:
+    def evaluator_options(self) -> Any:
+        """How self-play and matches run the network (a random symmetry per evaluation); ``threads`` is
+        for the command to set, and for self-play's worker processes."""
         from engine import EvaluatorOptions
 
-        return EvaluatorOptions(device=self.device, random_symmetry=symmetry, runtime=self.runtime,
-                                threads=self.threads)
+        return EvaluatorOptions(device=self.device, random_symmetry=True, runtime=self.runtime)
 
     def to_dict(self) -> dict[str, Any]:
         return {"format_version": RUN_VERSION, **asdict(self)}
@@ -196,7 +197,7 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
     output = SelfPlayOutput(games_dir, run.path("sgf", _gen(generation)))
     with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
         summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
-                               run.config.workers, lambda _game: bar.update(1))
+                               run.config.workers, lambda _game: bar.update(1), worker_threads=run.config.threads)
     run.report(f"generation {generation} self-play: {summary.describe()}")
     return {"games": have + summary.games, **{k: summary.to_dict()[k] for k in (
         "moves", "targets", "black_wins", "white_wins", "draws", "games_per_hour", "false_resign_rate")}}
@@ -386,14 +387,15 @@ def ratings_table(history: list[dict[str, Any]]) -> str:
 
 
 def plot_progress(history: list[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
-    """A PNG with the losses (left) and the rating (right) per generation."""
-    import matplotlib
+    """A PNG with the losses (left) and the rating (right) per generation.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on a bare ``Figure`` (no pyplot), so no global backend is chosen or needed.
+    """
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    figure, (losses, ratings) = plt.subplots(1, 2, figsize=(10, 4))
+    figure = Figure(figsize=(10, 4))
+    losses, ratings = figure.subplots(1, 2)
     for key, label in (("train_policy_loss", "train policy"), ("train_value_loss", "train value MSE"),
                        ("holdout_policy_loss", "holdout policy"), ("holdout_value_mse", "holdout value MSE")):
         points = [(row["generation"], row[key]) for row in history if row.get(key) is not None]
@@ -419,5 +421,4 @@ def plot_progress(history: list[dict[str, Any]], path: str | os.PathLike[str]) -
     figure.tight_layout()
     with atomic_path(path) as temp:
         figure.savefig(temp, format="png", dpi=80)
-    plt.close(figure)
     return Path(path)

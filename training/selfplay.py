@@ -335,11 +335,17 @@ def _load(model_path: Path, rules: Rules, options: Any) -> tuple[Evaluator, str]
 
 
 def _worker(model_path: Path, rules_text: str, config: SelfPlayConfig, games: int, output: SelfPlayOutput,
-            options: Any, queue: Any) -> None:
-    """A worker process: play its share of the games, report each one and its totals on ``queue``."""
+            options: Any, threads: int, queue: Any) -> None:
+    """A worker process: play its share of the games, report each one and its totals on ``queue``.
+
+    The process's entry point, so it sizes its own torch thread pool.
+    """
     import traceback
 
+    from engine import set_cpu_threads
+
     try:
+        set_cpu_threads(threads)
         rules = Rules.parse(rules_text)
         evaluator, name = _load(model_path, rules, options)
         summary = play_games(evaluator, rules, name, config, games, output, lambda game: queue.put(("game", game)))
@@ -350,11 +356,13 @@ def _worker(model_path: Path, rules_text: str, config: SelfPlayConfig, games: in
 
 def run_selfplay(model_path: str | os.PathLike[str], rules: Rules, config: SelfPlayConfig, games: int,
                  output: SelfPlayOutput, options: Any = None, workers: int = 1,
-                 on_game: Callable[[GameSummary], None] | None = None) -> SelfPlaySummary:
+                 on_game: Callable[[GameSummary], None] | None = None,
+                 worker_threads: int | None = None) -> SelfPlaySummary:
     """Self-play with the model at ``model_path``: in this process, or split over ``workers`` processes.
 
-    ``options`` is an :class:`~engine.nn.loading.EvaluatorOptions` (random symmetry is usual); with several
-    workers each gets ``cores / workers`` torch threads unless ``options.threads`` says otherwise.
+    ``options`` is an :class:`~engine.nn.loading.EvaluatorOptions` (random symmetry is usual). In this
+    process torch runs on the threads its caller set; each worker process sets ``worker_threads``
+    (None: ``cores / workers``).
     """
     from engine import EvaluatorOptions
 
@@ -365,21 +373,21 @@ def run_selfplay(model_path: str | os.PathLike[str], rules: Rules, config: SelfP
         evaluator, name = _load(model_path, rules, options)
         summary = play_games(evaluator, rules, name, config, games, output, on_game)
     else:
-        summary = _run_workers(model_path, rules, config, games, output, options, workers, on_game)
+        threads = worker_threads or max(1, len(os.sched_getaffinity(0)) // min(workers, games))
+        summary = _run_workers(model_path, rules, config, games, output, options, workers, threads, on_game)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
 def _run_workers(model_path: Path, rules: Rules, config: SelfPlayConfig, games: int, output: SelfPlayOutput,
-                 options: Any, workers: int, on_game: Callable[[GameSummary], None] | None) -> SelfPlaySummary:
+                 options: Any, workers: int, threads: int,
+                 on_game: Callable[[GameSummary], None] | None) -> SelfPlaySummary:
     import multiprocessing
     from queue import Empty
 
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     workers = min(workers, games)
-    threads = options.threads or max(1, len(os.sched_getaffinity(0)) // workers)
-    options = replace(options, threads=threads)
     shares = [games // workers + (i < games % workers) for i in range(workers)]
     processes = []
     for i, share in enumerate(shares):
@@ -387,7 +395,7 @@ def _run_workers(model_path: Path, rules: Rules, config: SelfPlayConfig, games: 
         worker_config = replace(config, seed=seed)
         worker_options = replace(options, seed=None if options.seed is None else options.seed + i)
         process = context.Process(target=_worker, args=(model_path, str(rules), worker_config, share, output,
-                                                        worker_options, queue), daemon=True)
+                                                        worker_options, threads, queue), daemon=True)
         process.start()
         processes.append(process)
     summary = SelfPlaySummary()

@@ -15,25 +15,19 @@ import time
 
 import click
 
-from engine.bench.timing import report
+from engine.bench.timing import network_options, report, runtime_options
 
 __all__ = ["genmove_command"]
 
 
 @click.command("genmove")
-@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="A model file; otherwise a random network of --blocks x --filters.")
-@click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
-@click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
+@network_options
 @click.option("--encoder", default="zero17", show_default=True, help="Encoder of the random network.")
 @click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True)
 @click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
 @click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per network call.")
 @click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
-@click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu].")
-@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True)
-@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
-@click.option("--threads", type=click.IntRange(1), default=None, help="CPU threads [default: every core].")
+@runtime_options
 @click.option("--peer", type=click.Choice(["none", "leela-zero"]), default="none", show_default=True,
               help="Also time Leela Zero (apt leela-zero) with a random network of the same size.")
 @click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
@@ -48,22 +42,23 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
     from encoders import get_encoder
     from engine.core.game import Game
     from engine.core.rules import Rules
-    from engine.nn.evaluator import NetEvaluator
+    from engine.nn.evaluator import NetEvaluator, set_cpu_threads
     from engine.nn.loading import EvaluatorOptions, load_evaluator
     from engine.nn.net import NetConfig, PolicyValueNet
     from engine.search.mcts import SearchConfig
     from engine.search.player import Player, PlayerConfig
 
+    set_cpu_threads(threads)
     rules = Rules.go(size)
-    options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, threads=threads, seed=seed)
+    options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed)
     if model_path is not None:
         evaluator = load_evaluator(rules, model_path, options)
     else:
         planes = get_encoder(encoder, rules)
         torch.manual_seed(seed)
         net = PolicyValueNet(NetConfig(blocks, filters, planes.num_planes, size))
-        evaluator = NetEvaluator(net, planes, device=device, dtype=dtype, runtime=runtime, threads=threads,
-                                 seed=seed, cache_size=options.cache_size)
+        evaluator = NetEvaluator(net, planes, device=device, dtype=dtype, runtime=runtime, seed=seed,
+                                 cache_size=options.cache_size)
     assert isinstance(evaluator, NetEvaluator)
     config = PlayerConfig(visits=visits, resign_threshold=None, search=SearchConfig(batch_size=batch))
     started = time.perf_counter()

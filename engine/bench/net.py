@@ -13,7 +13,7 @@ import time
 
 import click
 
-from engine.bench.timing import measure_rate, report
+from engine.bench.timing import measure_rate, report, runtime_options
 
 __all__ = ["net_command"]
 
@@ -26,30 +26,26 @@ __all__ = ["net_command"]
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
               help="AlphaGo Zero heads, or size-independent pooled heads.")
 @click.option("--in-planes", type=click.IntRange(1), default=17, show_default=True, help="Input planes.")
-@click.option("--device", default=None, help="cpu, cuda, mps... [default: cuda, then mps, else cpu].")
-@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
-              help="auto: bf16 where the hardware has it natively, else fp32.")
-@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
-              help="auto: torch.compile on a CPU (compiling is counted in setup_s, not in the rate), else eager.")
-@click.option("--threads", type=click.IntRange(1), default=None, help="CPU threads [default: every core].")
+@runtime_options
 @click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True, help="Length of each run.")
 @click.option("--runs", type=click.IntRange(1), default=5, show_default=True, help="Runs; the median is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in_planes: int, device: str | None,
                 dtype: str, runtime: str, threads: int | None, seconds: float, runs: int, as_json: bool) -> None:
-    """Network forward passes: positions/s (median of several runs)."""
+    """Network forward passes: positions/s (median of several runs; compiling counts in setup_s, not the rate)."""
     started = time.perf_counter()
     import numpy as np
     import torch
 
-    from engine.nn.evaluator import NetEvaluator
+    from engine.nn.evaluator import NetEvaluator, set_cpu_threads
     from engine.nn.net import NetConfig, PolicyValueNet
 
+    set_cpu_threads(threads)
     config = NetConfig(blocks, filters, in_planes, None if heads == "pooled" else size, heads)
     torch.manual_seed(0)
     stand_in = _PlaneCount(in_planes)
-    evaluator = NetEvaluator(PolicyValueNet(config), stand_in, device=device, dtype=dtype, threads=threads,
-                             cache_size=0, runtime=runtime)
+    evaluator = NetEvaluator(PolicyValueNet(config), stand_in, device=device, dtype=dtype, cache_size=0,
+                             runtime=runtime)
     planes = (np.random.default_rng(0).random((batch, in_planes, size, size)) < 0.3).astype(np.uint8)
 
     def step() -> float:

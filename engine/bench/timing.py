@@ -1,4 +1,5 @@
-"""Timing helpers shared by the benchmark commands: medians of repeated timed runs."""
+"""What the benchmark commands share: medians of repeated timed runs, the report, and the options
+that name a network and say how it runs (also used by the training commands, which may import this module)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import click
 
-__all__ = ["Rate", "measure_rate", "report"]
+__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options"]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -38,3 +42,34 @@ def measure_rate(step: Callable[[], float], seconds: float, runs: int) -> Rate:
 def report(result: dict, as_json: bool, text: str) -> None:
     """Print the result as one JSON object, or as a line of text."""
     click.echo(json.dumps(result, sort_keys=True) if as_json else text)
+
+
+def _options(command: _Command, options: list[Callable[[Any], Any]]) -> _Command:
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def network_options(command: _Command) -> _Command:
+    """--model, --blocks, --filters: a model file, or a random network of that size (speed does not
+    depend on the weights)."""
+    return _options(command, [
+        click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="A model file; otherwise a random network of --blocks x --filters."),
+        click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks."),
+        click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer."),
+    ])
+
+
+def runtime_options(command: _Command) -> _Command:
+    """--device, --dtype, --runtime, --threads: how a network runs (``EvaluatorOptions``, and the
+    process's torch threads, which the command sets with ``set_cpu_threads``)."""
+    return _options(command, [
+        click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
+        click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
+                     help="auto: bf16 where the hardware has it natively, else fp32."),
+        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
+                     show_default=True, help="auto: torch.compile on a CPU (10-25 s once per process), else eager."),
+        click.option("--threads", type=click.IntRange(1), default=None,
+                     help="Torch CPU threads [default: every core]; 1 can be faster when other work shares them."),
+    ])

@@ -172,10 +172,8 @@ class NetEvaluator:
     construction: build a new evaluator to see newer weights.
 
     ``device``: None picks cuda, then mps, else cpu. ``dtype``: ``auto``,
-    ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`). ``threads``: torch
-    CPU threads for the whole process (None: every core this process may use;
-    on a machine whose cores are busy with other processes, 1 thread can be
-    several times faster, as OpenMP waits for descheduled workers).
+    ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`). Torch's CPU
+    threads are the process's, set by the caller (:func:`set_cpu_threads`).
     ``random_symmetry``: evaluate each position under one of the 8 board
     symmetries drawn at random (``seed``), and map the policy back.
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
@@ -193,7 +191,7 @@ class NetEvaluator:
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
                  dtype: str = "auto", random_symmetry: bool = False, cache_size: int = DEFAULT_CACHE_SIZE,
-                 threads: int | None = None, seed: int | None = None, runtime: str = "auto") -> None:
+                 seed: int | None = None, runtime: str = "auto") -> None:
         import torch
 
         from engine.nn.model_file import ModelFormatError
@@ -211,8 +209,6 @@ class NetEvaluator:
         self.device = pick_device(device)
         self.dtype = pick_dtype(dtype, self.device)
         self.dtype_name = "bf16" if self.dtype == torch.bfloat16 else "fp32"   # as --dtype spells it
-        if self.device.type == "cpu":
-            torch.set_num_threads(threads or len(os.sched_getaffinity(0)))
         self.channels_last = self.device.type == "cuda"   # NHWC helps cuDNN; measured slower on CPU
         self.net = net.for_inference().to(self.device)
         if self.channels_last:

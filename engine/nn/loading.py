@@ -50,4 +50,4 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
     encoder = get_encoder(model.info.encoder, rules, model.info.num_planes)
     return NetEvaluator(model, encoder, device=options.device, dtype=options.dtype,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
-                        threads=options.threads, seed=options.seed, runtime=options.runtime)
+                        seed=options.seed, runtime=options.runtime)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 import torch
 
+from encoders import symmetry
+from encoders.registry import get_encoder
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, EMPTY, WHITE
 from engine.formats.diagram import parse_diagram
-from engine.nn.evaluator import NetEvaluator, _Symmetries, pick_device, pick_dtype, pick_runtime
+from engine.nn.evaluator import NetEvaluator, _Symmetries, pick_device, pick_dtype, pick_runtime, set_cpu_threads
 from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
 from engine.search.evaluator import Evaluator, UniformEvaluator, masked_softmax
@@ -271,7 +274,6 @@ def test_random_symmetry_evaluates_the_transformed_board() -> None:
 
 
 def test_torch_symmetries_agree_with_the_encoders_package() -> None:
-    symmetry = pytest.importorskip("encoders.symmetry")
     size = 5
     tables = _Symmetries(size, torch.device("cpu"))
     planes = np.random.default_rng(0).integers(0, 9, (8, 3, size, size))
@@ -285,9 +287,8 @@ def test_torch_symmetries_agree_with_the_encoders_package() -> None:
 
 
 def test_with_a_real_encoder_and_a_model_file(tmp_path: pytest.TempPathFactory) -> None:
-    registry = pytest.importorskip("encoders.registry")
     rules = Rules.go(9, "chinese")
-    encoder = registry.get_encoder("zero17", rules)
+    encoder = get_encoder("zero17", rules)
     config = NetConfig(1, 8, encoder.num_planes, 9)
     path = save_model(tmp_path / "m.safetensors",
                       Model(PolicyValueNet(config), ModelInfo("go", "zero17", encoder.num_planes, config)))
@@ -362,3 +363,15 @@ def test_network_copy_is_frozen() -> None:
             parameter.add_(1.0)
     after = evaluator.evaluate(positions)
     np.testing.assert_array_equal(before[0], after[0])
+
+
+def test_an_evaluator_leaves_the_process_thread_count_alone() -> None:
+    """Torch's thread pool is the process's: only ``set_cpu_threads`` (called by the CLI layer) sizes it."""
+    before = torch.get_num_threads()
+    try:
+        set_cpu_threads(1)
+        _eager(_net(5), TwoPlanes())
+        assert torch.get_num_threads() == 1
+        assert set_cpu_threads(None) == len(os.sched_getaffinity(0)) == torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
