@@ -2,8 +2,9 @@
 
 Run a GTP session over any binary streams::
 
+    from engine import PlayerConfig
     from gtp import FrontEndConfig, serve
-    serve(FrontEndConfig(size=9, visits=400), sys.stdin.buffer, sys.stdout.buffer)
+    serve(FrontEndConfig(size=9, player=PlayerConfig(visits=400)), sys.stdin.buffer, sys.stdout.buffer)
 
 Modules: ``protocol`` (the GTP codec; no engine import), ``registry`` (the
 command table), ``session`` (streams, reader thread, dispatch, streamed

@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from gtp.state import FrontEndConfig
 
 __all__ = ["gtp_command", "gomocup_command"]
 
@@ -75,6 +78,31 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
         raise click.UsageError("give --visits or --time, not both")
 
 
+def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
+                      device: str | None, runtime: str, seed: int | None, **own: Any) -> FrontEndConfig:
+    """The FrontEndConfig the options describe: the limits go to the player, the hardware to the evaluator.
+
+    Neither ``--visits`` nor ``--time``: the player's default visits. ``own`` are the
+    config's own fields (size, rules, komi).
+    """
+    from engine import EvaluatorOptions, PlayerConfig, SearchConfig
+    from gtp.state import FrontEndConfig
+
+    search = SearchConfig(batch_size=batch)
+    player = (PlayerConfig(search=search) if visits is None and seconds is None
+              else PlayerConfig(visits=visits, seconds=seconds, search=search))
+    return FrontEndConfig(model=_resolve_model(model, game), game=game, player=player, seed=seed,
+                          evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
+
+
+def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
+    """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
+    if config.model is not None:
+        from engine import set_cpu_threads
+
+        set_cpu_threads(threads)
+
+
 @click.command("gtp")
 @click.option("--game", type=click.Choice(["go", "gomoku"]), default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size (default 19 for Go, 15 Gomoku).")
@@ -96,15 +124,14 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     _setup_logging(log_level)
     from engine import RulesError
     from gtp.commands import serve
-    from gtp.state import FrontEndConfig
 
-    config = FrontEndConfig(model=_resolve_model(model, game), game=game, size=size, rules=rules_text, komi=komi,
-                            visits=visits, seconds=seconds, batch=batch, device=device, threads=threads,
-                            runtime=runtime, seed=seed)
+    config = _front_end_config(model, game, visits, seconds, batch, device, runtime, seed, size=size,
+                               rules=rules_text, komi=komi)
     try:
         config.initial_rules()
     except RulesError as exc:
         raise click.UsageError(str(exc)) from exc
+    _size_threads(config, threads)
     serve(config, sys.stdin.buffer, sys.stdout.buffer)
 
 
@@ -121,8 +148,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     _check_limits(visits, seconds)
     _setup_logging(log_level)
     from gtp.gomocup import play_gomocup
-    from gtp.state import FrontEndConfig
 
-    config = FrontEndConfig(model=_resolve_model(model, "gomoku"), game="gomoku", visits=visits, seconds=seconds,
-                            batch=batch, device=device, threads=threads, runtime=runtime, seed=seed)
+    config = _front_end_config(model, "gomoku", visits, seconds, batch, device, runtime, seed)
+    _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)

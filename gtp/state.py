@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,7 +35,6 @@ from engine import (
     Rules,
     RulesError,
     Search,
-    SearchConfig,
     SearchResult,
     action_to_gtp,
     gtp_to_action,
@@ -53,13 +52,15 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class FrontEndConfig:
-    """How the front ends run the engine.
+    """How the front ends run the engine: the model and rules they start with, the player and the network.
 
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
-    ``komi`` override it. ``visits`` / ``seconds`` limit each search (neither:
-    800 visits); a time control from the controller lowers the time further.
-    ``seed`` makes searches and ownership estimates repeatable.
+    ``komi`` override it. ``player`` holds the search limits (a time control
+    from the controller lowers the time further) and the search config;
+    ``evaluator`` says how the network runs (the CLI sizes torch's threads,
+    which are the process's). ``seed`` makes the player's searches and the
+    ownership estimates repeatable (the evaluator's is in ``evaluator``).
     """
 
     model: str | None = None
@@ -67,12 +68,8 @@ class FrontEndConfig:
     size: int | None = None
     rules: str | None = None
     komi: float | None = None
-    visits: int | None = None
-    seconds: float | None = None
-    batch: int = 16
-    device: str | None = None
-    threads: int | None = None
-    runtime: str = "auto"
+    player: PlayerConfig = field(default_factory=PlayerConfig)
+    evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
     lag: float = DEFAULT_LAG
@@ -88,10 +85,6 @@ class FrontEndConfig:
         if self.komi is not None and rules.game == "go":
             rules = replace(rules, komi=float(self.komi))  # validated by Rules itself
         return rules
-
-    def player_config(self) -> PlayerConfig:
-        visits = self.visits if self.visits is not None else (None if self.seconds is not None else 800)
-        return PlayerConfig(visits=visits, seconds=self.seconds, search=SearchConfig(batch_size=self.batch))
 
 
 def parse_color(text: str) -> Color:
@@ -171,7 +164,7 @@ class EngineState:
                 log.info("network: %s", self.config.model)
             self._player = self._player_for(self.rules)
             game = Game(self.rules)
-            self._player.analyse(game, visits=2 * self.config.batch)
+            self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
             if self.rules.game == "go":
                 playout_ownership(game, playouts=1)
             self._player.new_game()
@@ -191,16 +184,14 @@ class EngineState:
     def _evaluator_for(self, rules: Rules) -> Evaluator:
         key = (rules.game, rules.size)
         if key not in self._evaluators:
-            options = EvaluatorOptions(device=self.config.device, threads=self.config.threads,
-                                       runtime=self.config.runtime, seed=self.config.seed)
-            self._evaluators[key] = load_evaluator(rules, self.config.model, options)
+            self._evaluators[key] = load_evaluator(rules, self.config.model, self.config.evaluator)
         return self._evaluators[key]
 
     def _player_for(self, rules: Rules) -> Player:
         evaluator = self._evaluator_for(rules)
         if self._player is not None and self._player.evaluator is evaluator:
             return self._player
-        return Player(evaluator, self.config.player_config(), seed=self.config.seed)
+        return Player(evaluator, self.config.player, seed=self.config.seed)
 
     # -------------------------------------------------------------- snapshot
     def snapshot(self) -> object:
@@ -318,9 +309,8 @@ class EngineState:
                 progress: Callable[[Search], None] | None = None) -> SearchResult:
         """A search of the current position with ``color`` to move (analysis commands)."""
         game = self.game if self.game.to_play == color else self.game.with_side_to_move(color)
-        cfg = self.config
         if visits is None and seconds is None:
-            visits, seconds = (cfg.player_config().visits, cfg.seconds)
+            visits, seconds = self.config.player.visits, self.config.player.seconds
         return self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
 
     # -------------------------------------------------------------- ownership

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Any
 
+from engine import EvaluatorOptions, PlayerConfig, SearchConfig
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
 
 RESPONSE = re.compile(r"([=?])(\d*)(?: (.*))?$")
 
 
-def run_session(data: bytes | str, **options: object) -> str:
-    """Everything a session writes for ``data`` (the whole input), engine warmed up before it starts."""
+def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None = None,
+                     **fields: Any) -> FrontEndConfig:
+    """A FrontEndConfig as ``engine gtp --visits --batch --seed`` builds it (no network), other fields as given."""
+    return FrontEndConfig(player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=batch)),
+                          evaluator=EvaluatorOptions(seed=seed), seed=seed, **fields)
+
+
+def run_session(data: bytes | str, **options: Any) -> str:
+    """Everything a session writes for ``data`` (the whole input), engine warmed up before it starts.
+
+    ``options`` are :func:`front_end_config`'s, with 32 visits, batches of 8 and seed 1 unless given."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     options.setdefault("seed", 1)
     options.setdefault("visits", 32)
     options.setdefault("batch", 8)
     out = io.BytesIO()
-    serve(FrontEndConfig(**options), io.BytesIO(data), out, background=False)  # type: ignore[arg-type]
+    serve(front_end_config(**options), io.BytesIO(data), out, background=False)
     return out.getvalue().decode("utf-8")
 
 
@@ -36,6 +47,6 @@ def responses(output: str) -> list[tuple[str, str | None, str]]:
     return found
 
 
-def answers(data: str, **options: object) -> list[str]:
+def answers(data: str, **options: Any) -> list[str]:
     """The texts of the responses, ``?`` failures written as ``"? message"``."""
     return [text if status == "=" else f"? {text}" for status, _id, text in responses(run_session(data, **options))]

@@ -14,8 +14,8 @@ from gtp.commands import build_registry, version_text
 from gtp.errors import describe_error
 from gtp.registry import Request
 from gtp.session import Session
-from gtp.state import EngineState, FrontEndConfig
-from tests.gtp.helpers import answers, responses, run_session
+from gtp.state import EngineState
+from tests.gtp.helpers import answers, front_end_config, responses, run_session
 
 VERTEX = re.compile(r"^([A-HJ-Z][0-9]{1,2}|pass|resign)$")
 INFO_LZ = re.compile(r"^info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv( \S+)+$")
@@ -107,7 +107,7 @@ def test_a_failing_handler_leaves_the_state_unchanged() -> None:
         raise RuntimeError("boom")
 
     registry.add("broken", broken)
-    state = EngineState(FrontEndConfig(size=9, visits=8, seed=1))
+    state = EngineState(front_end_config(size=9, visits=8, seed=1))
     state.start(background=False)
     out = io.BytesIO()
     data = b"play b E5\n1 broken\n2 showboard\n3 name\n"
@@ -189,7 +189,7 @@ def test_gogui_analyze_commands_answer_in_their_formats() -> None:
 
 def test_time_settings_bound_genmove(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lizzie's ``time_settings 0 1 1`` (1 s a move) reaches the search as 1 s less the lag buffer."""
-    state = EngineState(FrontEndConfig(size=9, visits=10_000_000, seed=1, lag=0.25))
+    state = EngineState(front_end_config(size=9, visits=10_000_000, seed=1, lag=0.25))
     state.start(background=False)
     seen: list[float | None] = []
     choose = state.player.choose

@@ -1,7 +1,7 @@
 """Golden transcripts: each ``golden/NAME.gtp`` run in-process must answer exactly ``golden/NAME.out``.
 
 The first line of a transcript, ``# golden: key=value ...``, configures the
-engine (FrontEndConfig fields; every run has seed 1). The expected answers
+engine (options of ``tests.gtp.helpers.front_end_config``; every run has seed 1). The expected answers
 were written by hand from the GTP specification and the positions in the
 transcripts' comments; they use only commands whose answers do not depend on
 search details (or positions whose move is forced).

@@ -6,19 +6,20 @@ import io
 import re
 import subprocess
 import sys
+from typing import Any
 
 from gtp.gomocup import GomocupBrain
-from gtp.state import FrontEndConfig
+from tests.gtp.helpers import front_end_config
 
 POINT = re.compile(r"^(\d+),(\d+)$")
 
 
-def brain_answers(text: str, **options: object) -> list[str]:
+def brain_answers(text: str, **options: Any) -> list[str]:
     options.setdefault("seed", 1)
     options.setdefault("visits", 200)
     options.setdefault("batch", 8)
     out = io.BytesIO()
-    brain = GomocupBrain(FrontEndConfig(game="gomoku", **options), io.BytesIO(text.encode()), out)  # type: ignore[arg-type]
+    brain = GomocupBrain(front_end_config(game="gomoku", **options), io.BytesIO(text.encode()), out)
     brain.run()
     return out.getvalue().decode().splitlines()
 

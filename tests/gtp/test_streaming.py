@@ -18,7 +18,7 @@ import gtp.state
 from engine.nn.loading import load_evaluator
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
-from tests.gtp.helpers import responses
+from tests.gtp.helpers import front_end_config, responses
 
 LZ_MOVE = re.compile(r"^move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv((?: \S+)+)$")
 KATA_MOVE = re.compile(r"^move (\S+) visits (\d+) utility (-?[\d.]+) winrate ([\d.]+) prior ([\d.]+) lcb ([\d.]+) "
@@ -38,7 +38,7 @@ class PipeSession:
         self._stdout = os.fdopen(out_write, "wb")
         self.output = b""
         self._lock = threading.Lock()
-        self.thread = threading.Thread(target=self._serve, args=(FrontEndConfig(**options),), daemon=True)
+        self.thread = threading.Thread(target=self._serve, args=(front_end_config(**options),), daemon=True)
         self.thread.start()
         self._collector = threading.Thread(target=self._collect, daemon=True)
         self._collector.start()
