@@ -47,3 +47,21 @@ def test_bench_rules_plays_renju() -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["rules"].startswith("renju")
+
+
+@pytest.mark.parametrize("words", [["bench", "genmove", "--size", "5", "--visits", "8", "--batch", "4", "--moves", "2"],
+                                   ["bench", "selfplay", "--size", "5", "--readouts", "8", "--parallel-games", "2",
+                                    "--batch-size", "2", "--seconds", "1"]])
+def test_network_benchmarks_run_a_small_network_on_the_threads_asked(words: list[str]) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    args = [*words, "--blocks", "1", "--filters", "8", "--device", "cpu", "--dtype", "fp32", "--runtime", "eager",
+            "--threads", "1", "--json"]
+    try:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, (result.output, result.exception)
+        figures = json.loads(result.output)
+    finally:
+        torch.set_num_threads(before)
+    assert figures["threads"] == 1 and figures["net"] == "b1c8" and figures["size"] == 5

@@ -6,17 +6,19 @@ leaf batch from every unfinished job, concatenates the leaves of the jobs that
 share an evaluator into one :class:`~engine.core.position.PositionBatch`, calls
 that evaluator once, and hands each job its slice of the priors and values.
 With K games of batch size B the network sees up to K*B positions per call.
+:func:`play_in_flight` keeps K games in flight until all are played.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from engine import Evaluator, PositionBatch, Search, SearchResult
 
-__all__ = ["SearchJob", "step"]
+__all__ = ["SearchJob", "step", "InFlight", "play_in_flight"]
 
 
 class SearchJob:
@@ -81,3 +83,42 @@ def step(jobs: Sequence[SearchJob]) -> int:
             job.complete(priors[start:stop], values[start:stop])
             start = stop
     return len(groups)
+
+
+class InFlight(Protocol):
+    """A game in flight: ``job`` is its current move's search, None once the game is over."""
+
+    job: SearchJob | None
+
+    def play_searched(self) -> None:
+        """Play the move the finished ``job`` found, then start the next search (or end the game)."""
+
+
+_Game = TypeVar("_Game", bound=InFlight)
+
+
+def play_in_flight(start: Callable[[int], _Game], games: int, parallel: int, on_over: Callable[[_Game], None],
+                   stop: Callable[[], bool] | None = None) -> tuple[int, list[_Game]]:
+    """Play ``games`` games, at most ``parallel`` at a time; ``start(i)`` makes game i, its first search begun.
+
+    Every step advances each search by one leaf batch (:func:`step`); a game whose
+    search finished plays its move, and ``on_over(game)`` receives each game as it
+    ends. ``stop()``, checked every step, ends the run early. Returns the evaluator
+    calls made and the games a stop left in flight.
+    """
+    active: list[_Game] = []
+    begun = calls = 0
+    while begun < games or active:
+        if stop is not None and stop():
+            break
+        while len(active) < parallel and begun < games:
+            active.append(start(begun))
+            begun += 1
+        calls += step([game.job for game in active if game.job is not None])
+        for game in list(active):
+            if game.job is not None and game.job.finished:
+                game.play_searched()
+            if game.job is None:
+                active.remove(game)
+                on_over(game)
+    return calls, active

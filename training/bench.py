@@ -45,20 +45,23 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
     """Self-play positions/s and games/hour with a network."""
     import torch
 
-    from engine import EvaluatorOptions, Rules, load_evaluator, read_info, set_cpu_threads
-    from training.models import BootstrapConfig, bootstrap, default_rules
-    from training.selfplay import SelfPlayConfig, SelfPlayOutput, play_games
+    from engine import EvaluatorOptions, load_evaluator, read_info, set_cpu_threads
+    from training.models import BootstrapConfig, bootstrap, model_rules
+    from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, play_games
+    from training.settings import replace_paths
 
     set_cpu_threads(threads)
     options = EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
-    config = SelfPlayConfig(readouts=readouts, full_search_share=full_search_pct / 100,
-                            parallel_games=parallel_games, batch_size=batch_size, seed=seed)
     with tempfile.TemporaryDirectory(prefix="bench-selfplay-") as scratch:
         if model_path is None:
             model_path = str(bootstrap(Path(scratch) / "random.safetensors",
                                        BootstrapConfig(game, size, encoder, blocks, filters, seed=seed)))
         info = read_info(model_path)
-        rules = Rules.parse(rules_text, size=size) if rules_text else default_rules(info.game, info.board_size or size)
+        rules = model_rules(info, rules_text, info.board_size or size)
+        config = replace_paths(SelfPlayConfig(), {
+            "player.visits": readouts, "player.search.batch_size": batch_size,
+            "player.temperature_moves": opening_moves(rules.size), "full_search_share": full_search_pct / 100,
+            "parallel_games": parallel_games, "seed": seed})
         evaluator = load_evaluator(rules, model_path, options)
         output = SelfPlayOutput(Path(scratch) / "games")
         started = time.perf_counter()

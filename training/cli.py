@@ -44,21 +44,9 @@ def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: in
     return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
 
 
-def _rules_for(info: Any, rules_text: str | None, size: int | None, win_length: int | None = None) -> Any:
-    """The rules a model plays: ``--rules``, else the game's defaults on the model's (or ``--size``) board."""
-    from engine import Rules
-    from training.models import default_rules
-
-    if rules_text:
-        rules = Rules.parse(rules_text, size=size or info.board_size)
-    else:
-        board = size or info.board_size
-        if board is None:
-            raise click.UsageError("this model fits every board size: give --size or --rules")
-        rules = default_rules(info.game, board, win_length)
-    if rules.game != info.game:
-        raise click.UsageError(f"the model plays {info.game}, not {rules.game}")
-    return rules
+def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> float:
+    """A ``--...-pct`` option's value as the share the configs hold."""
+    return percent / 100
 
 
 # --------------------------------------------------------------- bootstrap
@@ -93,13 +81,15 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
               help="Visits of a full search (a policy target).")
 @click.option("--cheap-readouts", type=click.IntRange(2), default=None,
               help="Visits of a cheap search [default: readouts / 6].")
-@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True,
+@click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100), default=25.0,
+              show_default=True, callback=_share,
               help="Playout Cap Randomization: share of moves with the full search (100: all).")
 @click.option("--games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--output-dir", type=click.Path(file_okay=False), default="games", show_default=True,
               help="Game records; held-out games go to its holdout/ folder.")
 @click.option("--output-sgf", type=click.Path(file_okay=False), default=None, help="Also write SGF files here.")
-@click.option("--holdout-pct", type=click.FloatRange(0, 100), default=5.0, show_default=True)
+@click.option("--holdout-pct", "holdout_share", type=click.FloatRange(0, 100), default=5.0, show_default=True,
+              callback=_share)
 @click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True,
               help="Games in flight per process; their leaves share one network call.")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes.")
@@ -108,32 +98,35 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
               help="Opening moves sampled from the visits [default: N*N / 12].")
 @click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.9, show_default=True)
 @click.option("--no-resign", is_flag=True, help="Never resign.")
-@click.option("--resign-disabled-pct", type=click.FloatRange(0, 100), default=10.0, show_default=True,
-              help="Games that may not resign, to measure false resignations.")
+@click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100), default=10.0,
+              show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
 @runtime_options
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_pct: float, games: int,
-                     output_dir: str, output_sgf: str | None, holdout_pct: float, parallel_games: int, workers: int,
-                     batch_size: int, temperature_moves: int | None, resign_threshold: float, no_resign: bool,
-                     resign_disabled_pct: float, rules_text: str | None, size: int | None, device: str | None,
-                     dtype: str, runtime: str, threads: int | None, seed: int | None, as_json: bool) -> None:
+def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float, games: int,
+                     output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
+                     workers: int, batch_size: int, temperature_moves: int | None, resign_threshold: float,
+                     no_resign: bool, resign_disabled_share: float, rules_text: str | None, size: int | None,
+                     device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None,
+                     as_json: bool) -> None:
     """Play self-play games with MODEL and write their records (and SGF)."""
     from tqdm import tqdm
 
     from engine import EngineError, read_info
-    from training.selfplay import SelfPlayConfig, SelfPlayOutput, run_selfplay
+    from training.models import model_rules
+    from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, run_selfplay
+    from training.settings import replace_paths
 
     try:
-        rules = _rules_for(read_info(model), rules_text, size)
-        config = SelfPlayConfig(readouts=readouts, cheap_readouts=cheap_readouts,
-                                full_search_share=full_search_pct / 100, parallel_games=parallel_games,
-                                batch_size=batch_size, temperature_moves=temperature_moves,
-                                resign_threshold=None if no_resign else resign_threshold,
-                                resign_disabled_share=resign_disabled_pct / 100, holdout_share=holdout_pct / 100,
-                                seed=seed)
+        rules = model_rules(read_info(model), rules_text, size)
+        config = replace_paths(SelfPlayConfig(), {
+            "player.visits": readouts, "player.search.batch_size": batch_size,
+            "player.temperature_moves": opening_moves(rules.size) if temperature_moves is None else temperature_moves,
+            "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_readouts,
+            "full_search_share": full_search_share, "parallel_games": parallel_games,
+            "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share, "seed": seed})
         output = SelfPlayOutput(Path(output_dir), None if output_sgf is None else Path(output_sgf))
         options = _evaluator_options(device, dtype, runtime, threads, seed)
         with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
@@ -169,18 +162,16 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
     from tqdm import tqdm
 
     from engine import EngineError
-    from training.gather import GatherConfig, gather, list_inputs
+    from training.gather import GatherConfig, gather, gather_target, list_inputs
 
     if (input_directory is None) == (sgf_directory is None):
         raise click.UsageError("give one of --input-directory and --sgf")
-    if (model_path is None) == (encoder is None):
-        raise click.UsageError("give one of --model and --encoder")
     kind = "records" if input_directory is not None else "sgf"
     if skip_moves and kind != "sgf":
         raise click.UsageError("--skip-moves applies to --sgf collections only")
     try:
         inputs = list_inputs(input_directory or sgf_directory, kind)  # type: ignore[arg-type]
-        target = _gather_target(model_path, encoder, size, inputs, kind)
+        target = gather_target(inputs, kind, model_path, encoder, size)
         with tqdm(total=len(inputs), desc="gather", unit="file", file=sys.stderr) as bar:
             config = GatherConfig(kind, window, chunk_samples, seed, skip_moves)
             summary = gather(inputs, output_directory, target, config, bar.update)
@@ -190,25 +181,6 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
               "rejected": summary.rejected,
               "samples": summary.samples, "chunks": [str(p) for p in summary.chunks]}
     _emit(result, as_json, summary.describe())
-
-
-def _gather_target(model_path: str | None, encoder: str | None, size: int | None, inputs: list[Path],
-                   kind: str) -> Any:
-    from engine import load_sgf_file, read_info
-    from training.gather import GatherTarget
-    from training.records import read_record
-
-    if model_path is not None:
-        info = read_info(model_path)
-        board = size or info.board_size
-        if board is None:
-            raise click.UsageError("this model fits every board size: give --size")
-        return GatherTarget(info.game, board, info.encoder)
-    if not inputs:
-        raise click.UsageError("no inputs to take the game and board size from: give --model")
-    rules = read_record(inputs[0]).rules if kind == "records" else load_sgf_file(inputs[0]).rules
-    assert encoder is not None
-    return GatherTarget(rules.game, size or rules.size, encoder.strip().lower())
 
 
 # ------------------------------------------------------------------- train
@@ -253,6 +225,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
 
     from engine import EngineError, set_cpu_threads
     from training.chunks import load_samples
+    from training.models import BootstrapConfig, model_for_chunks
     from training.train import TrainConfig, train
 
     config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,
@@ -263,7 +236,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     set_cpu_threads(threads)
     try:
         samples = load_samples(list(chunks))
-        model = _start_model(samples.info, load_file, blocks, filters, heads, seed)
+        new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed)
+        model = model_for_chunks(samples.info, load_file, new)
         generation = generation_num if generation_num is not None else (
             model.info.generation + 1 if load_file else 1)
         with tqdm(total=steps, desc="train", unit="step", file=sys.stderr) as bar:
@@ -277,20 +251,6 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     _emit(result.to_dict(), as_json, result.describe())
 
 
-def _start_model(info: Any, load_file: str | None, blocks: int, filters: int, heads: str, seed: int) -> Any:
-    """The model to train: ``load_file`` (checked against the chunks), or a new network for them."""
-    import torch
-
-    from engine import Model, ModelInfo, NetConfig, PolicyValueNet, load_model
-
-    if load_file is not None:
-        return load_model(load_file, expect_game=info.game, expect_size=info.board_size,
-                          expect_encoder=info.encoder)
-    config = NetConfig(blocks, filters, info.num_planes, None if heads == "pooled" else info.board_size, heads)
-    torch.manual_seed(seed)
-    return Model(PolicyValueNet(config), ModelInfo(info.game, info.encoder, info.num_planes, config))
-
-
 # ---------------------------------------------------------------- validate
 @click.command("validate")
 @click.argument("holdout", nargs=-1, required=True, type=click.Path(exists=True))
@@ -301,14 +261,14 @@ def _start_model(info: Any, load_file: str | None, blocks: int, filters: int, he
 def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, device: str | None,
                      as_json: bool) -> None:
     """Policy loss, top-1 accuracy and value MSE of a model on held-out chunks (files or folders)."""
-    from engine import EngineError, load_model
+    from engine import EngineError
     from training.chunks import load_samples
+    from training.models import model_for_chunks
     from training.validate import validate
 
     try:
         samples = load_samples(list(holdout))
-        info = samples.info
-        model = load_model(load_file, expect_game=info.game, expect_size=info.board_size, expect_encoder=info.encoder)
+        model = model_for_chunks(samples.info, load_file)
         result = validate(model.net, samples, batch_size, device)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
@@ -344,13 +304,15 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
     from tqdm import tqdm
 
     from engine import EngineError
-    from training.match import MatchConfig, make_agent, play_match
+    from training.match import MatchConfig, make_agent, match_rules, play_match
+    from training.settings import replace_paths
 
     try:
-        rules = _match_rules(model_a, model_b, rules_text, game, size, win_length)
-        config = MatchConfig(games=games, visits=visits, parallel_games=parallel_games, batch_size=batch_size,
-                             temperature_moves=temperature_moves,
-                             resign_threshold=None if no_resign else resign_threshold, seed=seed)
+        rules = match_rules(model_a, model_b, rules_text, game, size, win_length)
+        config = replace_paths(MatchConfig(), {
+            "games": games, "parallel_games": parallel_games, "seed": seed, "player.visits": visits,
+            "player.search.batch_size": batch_size, "player.temperature_moves": temperature_moves,
+            "player.resign_threshold": None if no_resign else resign_threshold})
         options = _evaluator_options(device, dtype, runtime, threads, seed)
         a, b = make_agent(model_a, rules, config, options), make_agent(model_b, rules, config, options)
         with tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr) as bar:
@@ -360,101 +322,60 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
     _emit({"rules": str(rules), **result.to_dict()}, as_json, result.describe())
 
 
-def _match_rules(a: str, b: str, rules_text: str | None, game: str | None, size: int | None,
-                 win_length: int | None) -> Any:
-    from engine import Rules, read_info
-    from training.match import is_baseline
-    from training.models import default_rules
-
-    models = [spec for spec in (a, b) if not is_baseline(spec)]
-    for spec in models:
-        if not Path(spec).is_file():
-            raise click.UsageError(f"{spec} is neither a model file nor a baseline (random, mcts-rollouts[:N])")
-    if models:
-        return _rules_for(read_info(models[0]), rules_text, size, win_length)
-    if rules_text:
-        return Rules.parse(rules_text, size=size)
-    if game is None or size is None:
-        raise click.UsageError("two baselines: give --rules, or --game and --size")
-    return default_rules(game, size, win_length)
-
-
 # -------------------------------------------------------------------- loop
-_LOOP_FIELDS = {  # option name -> (section of LoopConfig or None, field), possibly several pairs
-    "game": ("bootstrap", "game"), "size": ("bootstrap", "size"), "encoder": ("bootstrap", "encoder"),
-    "blocks": ("bootstrap", "blocks"), "filters": ("bootstrap", "filters"), "heads": ("bootstrap", "heads"),
-    "seed": ("bootstrap", "seed", "selfplay", "seed", "train", "seed", "match", "seed"),
-    "rules_text": (None, "rules"), "win_length": (None, "win_length"),
-    "generations": (None, "generations"), "games": (None, "games_per_generation"), "window": (None, "window"),
-    "readouts": ("selfplay", "readouts"), "cheap_readouts": ("selfplay", "cheap_readouts"),
-    "parallel_games": ("selfplay", "parallel_games"), "holdout_pct": ("selfplay", "holdout_share"),
-    "full_search_pct": ("selfplay", "full_search_share"), "workers": (None, "workers"),
-    "steps": ("train", "steps"), "batch_size": ("train", "batch_size"), "lr": ("train", "learning_rate"),
-    "optimizer": ("train", "optimizer"), "kl_target": ("train", "kl_target"), "l2": ("train", "l2"),
-    "gate_games": (None, "gate_games"), "gate_threshold": (None, "gate_threshold"),
-    "rating_games": (None, "rating_games"), "rating_opponent": (None, "rating_opponent"),
-    "match_visits": ("match", "visits"), "device": (None, "device"), "runtime": (None, "runtime"),
-    "threads": (None, "threads"),
-}
-_PERCENT = {"holdout_pct", "full_search_pct"}
-
-
-def _loop_config(base: Any, values: dict[str, Any], given: set[str]) -> Any:
-    """``base`` with the options in ``given`` applied (all of them for a new run)."""
-    from dataclasses import replace
-
-    changes: dict[str | None, dict[str, Any]] = {}
-    for name in given:
-        targets = _LOOP_FIELDS[name]
-        value = values[name] / 100 if name in _PERCENT else values[name]
-        for section, field in zip(targets[::2], targets[1::2]):
-            changes.setdefault(section, {})[field] = value
-    top = changes.pop(None, {})
-    for section, fields in changes.items():
-        top[section] = replace(getattr(base, section), **fields)
-    return replace(base, **top)
+# Each option's parameter name is the LoopConfig setting it sets, "__" for "." ("selfplay__player__visits"),
+# so there is no table to keep; --seed seeds every part of the run.
+_SEEDED = ("bootstrap", "selfplay", "train", "match")
 
 
 @click.command("loop")
 @click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--game", type=_GAMES, default="gomoku", show_default=True)
-@click.option("--size", type=click.IntRange(2, 25), default=6, show_default=True)
-@click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
-@click.option("--rules", "rules_text", default=None, help="Rules string (overrides --win-length).")
-@click.option("--encoder", default=None)
-@click.option("--blocks", type=click.IntRange(0), default=2, show_default=True)
-@click.option("--filters", type=click.IntRange(1), default=32, show_default=True)
-@click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
-@click.option("--generations", type=click.IntRange(1), default=10, show_default=True)
-@click.option("--games", type=click.IntRange(1), default=200, show_default=True, help="Self-play games a generation.")
-@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True)
-@click.option("--cheap-readouts", type=click.IntRange(2), default=None)
-@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
-@click.option("--holdout-pct", type=click.FloatRange(0, 100), default=5.0, show_default=True)
-@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
-@click.option("--workers", type=click.IntRange(1), default=1, show_default=True)
-@click.option("--steps", type=click.IntRange(0), default=1000, show_default=True, help="Training steps a generation.")
-@click.option("--batch-size", type=click.IntRange(1), default=256, show_default=True)
-@click.option("--lr", type=click.FloatRange(0, min_open=True), default=0.02, show_default=True)
-@click.option("--optimizer", type=click.Choice(["sgd", "adam"]), default="sgd", show_default=True)
-@click.option("--kl-target", type=click.FloatRange(0, min_open=True), default=None)
-@click.option("--l2", type=click.FloatRange(0), default=1e-4, show_default=True)
-@click.option("--window", type=click.IntRange(1), default=4, show_default=True,
+@click.option("--game", "bootstrap__game", type=_GAMES, default="gomoku", show_default=True)
+@click.option("--size", "bootstrap__size", type=click.IntRange(2, 25), default=6, show_default=True)
+@click.option("--win-length", "win_length", type=click.IntRange(3, 25), default=None,
+              help="Gomoku: stones in a row to win.")
+@click.option("--rules", "rules", default=None, help="Rules string (overrides --win-length).")
+@click.option("--encoder", "bootstrap__encoder", default=None)
+@click.option("--blocks", "bootstrap__blocks", type=click.IntRange(0), default=2, show_default=True)
+@click.option("--filters", "bootstrap__filters", type=click.IntRange(1), default=32, show_default=True)
+@click.option("--heads", "bootstrap__heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
+@click.option("--generations", "generations", type=click.IntRange(1), default=10, show_default=True)
+@click.option("--games", "games_per_generation", type=click.IntRange(1), default=200, show_default=True,
+              help="Self-play games a generation.")
+@click.option("--readouts", "selfplay__player__visits", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--cheap-readouts", "selfplay__cheap_readouts", type=click.IntRange(2), default=None)
+@click.option("--full-search-pct", "selfplay__full_search_share", type=click.FloatRange(0, 100), default=25.0,
+              show_default=True, callback=_share)
+@click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
+              show_default=True, callback=_share)
+@click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True)
+@click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--steps", "train__steps", type=click.IntRange(0), default=1000, show_default=True,
+              help="Training steps a generation.")
+@click.option("--batch-size", "train__batch_size", type=click.IntRange(1), default=256, show_default=True)
+@click.option("--lr", "train__learning_rate", type=click.FloatRange(0, min_open=True), default=0.02,
+              show_default=True)
+@click.option("--optimizer", "train__optimizer", type=click.Choice(["sgd", "adam"]), default="sgd",
+              show_default=True)
+@click.option("--kl-target", "train__kl_target", type=click.FloatRange(0, min_open=True), default=None)
+@click.option("--l2", "train__l2", type=click.FloatRange(0), default=1e-4, show_default=True)
+@click.option("--window", "window", type=click.IntRange(1), default=4, show_default=True,
               help="Generations of samples a generation trains on.")
-@click.option("--gate-games", type=click.IntRange(0), default=0, show_default=True,
+@click.option("--gate-games", "gate_games", type=click.IntRange(0), default=0, show_default=True,
               help="Games of a new generation against the best (0: always accept).")
-@click.option("--gate-threshold", type=click.FloatRange(0, 1), default=0.55, show_default=True)
-@click.option("--rating-games", type=click.IntRange(0), default=0, show_default=True,
+@click.option("--gate-threshold", "gate_threshold", type=click.FloatRange(0, 1), default=0.55, show_default=True)
+@click.option("--rating-games", "rating_games", type=click.IntRange(0), default=0, show_default=True,
               help="Games of each accepted generation against --rating-opponent (0: no ratings).")
-@click.option("--rating-opponent", default="mcts-rollouts:1000", show_default=True)
-@click.option("--match-visits", type=click.IntRange(2), default=400, show_default=True,
+@click.option("--rating-opponent", "rating_opponent", default="mcts-rollouts:1000", show_default=True)
+@click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
               help="Visits per move of models in gating and rating games.")
-@click.option("--device", default=None)
-@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True)
-@click.option("--threads", type=click.IntRange(1), default=None)
+@click.option("--device", "device", default=None)
+@click.option("--runtime", "runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
+              show_default=True)
+@click.option("--threads", "threads", type=click.IntRange(1), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.pass_context
-def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
+def loop_command(ctx: click.Context, run_dir: str, seed: int, **settings: Any) -> None:
     """Bootstrap, then self-play, gather, train (and gate, rate) generation after generation in RUN_DIR.
 
     Resumable: run the same command again after a kill. On a run that exists,
@@ -462,12 +383,20 @@ def loop_command(ctx: click.Context, run_dir: str, **values: Any) -> None:
     """
     from engine import EngineError, set_cpu_threads
     from training.loop import LoopConfig, load_config, run_loop
+    from training.selfplay import opening_moves
+    from training.settings import replace_paths
 
-    given = {name for name in values if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
     try:
         stored = load_config(run_dir)
-        config = _loop_config(LoopConfig(), values, set(values)) if stored is None else _loop_config(
-            stored, values, given)
+        given = {name for name in ctx.params
+                 if stored is None or ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
+        changes = {name.replace("__", "."): value for name, value in settings.items() if name in given}
+        if "seed" in given:
+            changes.update({f"{part}.seed": seed for part in _SEEDED})
+        config = replace_paths(stored or LoopConfig(), changes)
+        if stored is None:  # the opening, sampled from the visits, scales with the board
+            opening = opening_moves(config.game_rules().size)
+            config = replace_paths(config, {"selfplay.player.temperature_moves": opening})
         set_cpu_threads(config.threads)
         state = run_loop(run_dir, config, _note)
     except (EngineError, ValueError) as error:

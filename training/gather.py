@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file, read_json, write_json
+from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file, read_info, read_json, write_json
 from training.chunks import CHUNK_SUFFIX, ChunkInfo, list_chunks, pack_planes, read_chunk_info, write_chunk
 from training.errors import ChunkFormatError, RecordFormatError
 from training.records import SelfPlayRecord, list_records, read_record
 
-__all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "gather", "list_inputs", "MANIFEST",
+__all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "gather", "gather_target", "list_inputs", "MANIFEST",
            "samples_from_record", "samples_from_sgf"]
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,28 @@ def list_inputs(directory: str | os.PathLike[str], kind: str) -> list[Path]:
     if kind == "records":
         return list_records(directory)
     return sorted(p for p in directory.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file())
+
+
+def gather_target(inputs: Sequence[Path], kind: str, model_path: str | os.PathLike[str] | None = None,
+                  encoder: str | None = None, size: int | None = None) -> GatherTarget:
+    """What the chunks are for: ``model_path``'s game, encoder and board (``size`` for a size-independent
+    model), else ``encoder`` on the first input's game and board (``size`` overrides the board).
+
+    Give one of ``model_path`` and ``encoder``; ValueError when nothing says the board.
+    """
+    if (model_path is None) == (encoder is None):
+        raise ValueError("give one of a model and an encoder")
+    if model_path is not None:
+        info = read_info(model_path)
+        board = size or info.board_size
+        if board is None:
+            raise ValueError("this model fits every board size: give the size")
+        return GatherTarget(info.game, board, info.encoder)
+    if not inputs:
+        raise ValueError("no inputs to take the game and board size from: give a model")
+    rules = read_record(inputs[0]).rules if kind == "records" else load_sgf_file(inputs[0]).rules
+    assert encoder is not None
+    return GatherTarget(rules.game, size or rules.size, encoder.strip().lower())
 
 
 # ------------------------------------------------------------------ replay

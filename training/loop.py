@@ -2,7 +2,7 @@
 
 The run directory holds everything, and the loop resumes from it after a kill::
 
-    RUN_DIR/run.json          the run's settings (LoopConfig, format version 1)
+    RUN_DIR/run.json          the run's settings (LoopConfig, format version 2: nested configs)
     RUN_DIR/state.json        progress: the best model, the next generation, the phase, the history
     RUN_DIR/models/           000000-b6c64.safetensors, 000001-b6c64.safetensors, ...
     RUN_DIR/games/000001/     records played by the best model to train generation 1 (+ holdout/)
@@ -29,7 +29,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from training.errors import RunStateError
 from training.match import MatchConfig
 from training.models import BootstrapConfig
 from training.selfplay import HOLDOUT_DIR, SelfPlayConfig
+from training.settings import from_dict
 from training.stats import signed
 from training.train import TrainConfig
 
@@ -47,7 +48,8 @@ log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 STATE_FILE = "state.json"
-RUN_VERSION = 1
+RUN_VERSION = 2
+STATE_VERSION = 1
 PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
 
 
@@ -97,13 +99,7 @@ class LoopConfig:
         data = dict(data)
         if data.pop("format_version", None) != RUN_VERSION:
             raise ValueError(f"not a format version {RUN_VERSION} run file")
-        nested = {"bootstrap": BootstrapConfig, "selfplay": SelfPlayConfig, "train": TrainConfig,
-                  "match": MatchConfig}
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown settings {', '.join(sorted(unknown))}")
-        return cls(**{key: nested[key](**value) if key in nested else value for key, value in data.items()})
+        return from_dict(cls, data)
 
 
 def load_config(run_dir: str | os.PathLike[str]) -> LoopConfig | None:
@@ -141,8 +137,8 @@ class _Run:
             return False
         try:
             self.state = read_json(path)
-            if self.state.get("format_version") != RUN_VERSION:
-                raise ValueError("not a format version 1 state file")
+            if self.state.get("format_version") != STATE_VERSION:
+                raise ValueError(f"not a format version {STATE_VERSION} state file")
             missing = [key for key in ("best", "next", "phase", "history", "current") if key not in self.state]
             if missing:
                 raise ValueError(f"missing {', '.join(missing)}")
@@ -170,7 +166,7 @@ def _bootstrap(run: _Run) -> None:
     from training.models import bootstrap
 
     path = bootstrap(run.model_path(0), run.config.bootstrap)
-    run.state = {"format_version": RUN_VERSION, "best": str(path.relative_to(run.root)), "next": 1,
+    run.state = {"format_version": STATE_VERSION, "best": str(path.relative_to(run.root)), "next": 1,
                  "phase": "selfplay", "current": {}, "history": []}
     row: dict[str, Any] = {"generation": 0, "model": path.name, "accepted": True}
     if run.config.rating_games:
@@ -193,7 +189,7 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
         return {"games": have}
     config = run.config.selfplay
     if config.seed is not None:
-        config = SelfPlayConfig(**{**asdict(config), "seed": config.seed + 1_000_003 * generation + have})
+        config = replace(config, seed=config.seed + 1_000_003 * generation + have)
     output = SelfPlayOutput(games_dir, run.path("sgf", _gen(generation)))
     with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
         summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
@@ -275,7 +271,7 @@ def _match(run: _Run, a: str, b: str, games: int, directory: Path) -> Any:
 
     from training.match import make_agent, play_match
 
-    config = MatchConfig(**{**asdict(run.config.match), "games": games})
+    config = replace(run.config.match, games=games)
     options = run.config.evaluator_options()
     first, second = make_agent(a, run.rules, config, options), make_agent(b, run.rules, config, options)
     with tqdm(total=games, desc=f"{first.name} vs {second.name}", unit="game", leave=False) as bar:

@@ -3,10 +3,11 @@
 A player is a model file, ``random`` (uniformly random legal moves) or
 ``mcts-rollouts[:N]`` (pure MCTS: N simulations per move, each leaf valued by
 one random playout, c_puct 5 and no first-play reduction; default N = 1000,
-the seeds' yardstick). Several games run
+the seeds' yardstick). Model players play by the match's
+:class:`~engine.search.player.PlayerConfig`. Several games run
 at once; the searches of the games in flight share one call per evaluator and
-step (:mod:`training.batching`). Game i has player A as black when i is even.
-Games differ through the opening moves, sampled from the visits for the first
+step (:func:`training.batching.play_in_flight`). Game i has player A as black when i is even.
+Games differ through the opening moves, sampled from the visits for the player's first
 ``temperature_moves`` moves, and a random board symmetry per evaluation.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,12 @@ from engine import (
     write_text,
 )
 from training.baselines import RolloutEvaluator, random_move
-from training.batching import SearchJob, step
+from training.batching import SearchJob, play_in_flight
 from training.selfplay import search_comment
 from training.stats import elo_difference, elo_interval, signed, wilson_interval
 
-__all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "DEFAULT_ROLLOUT_VISITS"]
+__all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "match_rules",
+           "DEFAULT_ROLLOUT_VISITS"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
 ROLLOUT_C_PUCT = 5.0
@@ -47,43 +49,41 @@ ROLLOUT_C_PUCT = 5.0
 the network's c_puct (1.25) would keep revisiting the first child that looks no worse than its parent."""
 
 
+def _match_player() -> PlayerConfig:
+    """How model players play a match: 400 visits, no noise, the first 2 moves sampled from the visits
+    (so that games differ), resignation at -0.95 three times running, tree reuse; games are scored as
+    the board stands (no dead-stone estimate)."""
+    return PlayerConfig(visits=400, noise=False, temperature=1.0, temperature_moves=2, resign_threshold=-0.95,
+                        resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
+                        search=SearchConfig(batch_size=8))
+
+
 @dataclass(frozen=True)
 class MatchConfig:
-    """Games, visits per move of model players, games in flight, leaf batch, opening randomness, resignation."""
+    """Games, games in flight, how model players play (``player``: visits, leaf batch, opening, resignation)."""
 
     games: int = 100
-    visits: int = 400
     parallel_games: int = 8
-    batch_size: int = 8
-    temperature: float = 1.0
-    temperature_moves: int = 2
-    resign_threshold: float | None = -0.95
-    resign_consecutive: int = 3
+    player: PlayerConfig = field(default_factory=_match_player)
     seed: int = 0
 
 
 @dataclass
 class Agent:
-    """A match player: ``evaluator`` None plays random moves; otherwise a search of ``visits`` visits."""
+    """A match player: ``evaluator`` None plays random moves; otherwise a :class:`Player` with ``config``."""
 
     name: str
     evaluator: Evaluator | None = None
-    visits: int = 0
-    batch_size: int = 8
-    config: MatchConfig = field(default_factory=MatchConfig)
-    c_puct: float = 1.25
-    fpu_reduction: float = 0.25
+    config: PlayerConfig = field(default_factory=_match_player)
 
     def player(self, seed: int) -> Player | None:
-        if self.evaluator is None:
-            return None
-        cfg = self.config
-        search = SearchConfig(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction, batch_size=self.batch_size)
-        config = PlayerConfig(visits=self.visits, noise=False, temperature=cfg.temperature,
-                              temperature_moves=cfg.temperature_moves, resign_threshold=cfg.resign_threshold,
-                              resign_consecutive=cfg.resign_consecutive, reuse_tree=True,
-                              remove_dead_stones=False, search=search)  # games are scored as the board stands
-        return Player(self.evaluator, config, seed=seed)
+        return None if self.evaluator is None else Player(self.evaluator, self.config, seed=seed)
+
+    @property
+    def visits(self) -> int:
+        """Root visits of each move's search."""
+        assert self.config.visits is not None
+        return self.config.visits
 
 
 def is_baseline(spec: str) -> bool:
@@ -92,11 +92,32 @@ def is_baseline(spec: str) -> bool:
     return word == "random" or word == "mcts-rollouts" or word.startswith("mcts-rollouts:")
 
 
+def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None = None, size: int | None = None,
+                win_length: int | None = None) -> Rules:
+    """The rules of a match between players ``a`` and ``b``: a model's (:func:`~training.models.model_rules`),
+    or with two baselines ``rules_text``, else ``game``'s defaults on ``size``. ValueError when a player is
+    neither a model file nor a baseline, or two baselines leave the game or board open."""
+    from engine import read_info
+    from training.models import default_rules, model_rules
+
+    models = [spec for spec in (a, b) if not is_baseline(spec)]
+    for spec in models:
+        if not Path(spec).is_file():
+            raise ValueError(f"{spec} is neither a model file nor a baseline (random, mcts-rollouts[:N])")
+    if models:
+        return model_rules(read_info(models[0]), rules_text, size, win_length)
+    if rules_text:
+        return Rules.parse(rules_text, size=size)
+    if game is None or size is None:
+        raise ValueError("two baselines: give the rules, or the game and the board size")
+    return default_rules(game, size, win_length)
+
+
 def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None) -> Agent:
     """The player ``spec`` names: ``random``, ``mcts-rollouts[:N]`` or a model path (loaded for ``rules``)."""
     word = spec.strip().lower()
     if word == "random":
-        return Agent("random", config=config)
+        return Agent("random")
     if word == "mcts-rollouts" or word.startswith("mcts-rollouts:"):
         _, _, count = word.partition(":")
         try:
@@ -105,13 +126,14 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
             raise ValueError(f"bad baseline {spec!r}: expected mcts-rollouts:N with a whole number N") from None
         if visits < 2:
             raise ValueError(f"mcts-rollouts needs at least 2 simulations per move, not {visits}")
-        return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed), visits, batch_size=1, config=config,
-                     c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0)
+        search = replace(config.player.search, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1)
+        return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed),
+                     replace(config.player, visits=visits, search=search))
     from engine import EvaluatorOptions, load_evaluator, read_info
 
     options = options or EvaluatorOptions(random_symmetry=True)
     evaluator = load_evaluator(rules, spec, options)
-    return Agent(read_info(spec).name, evaluator, config.visits, batch_size=config.batch_size, config=config)
+    return Agent(read_info(spec).name, evaluator, config.player)
 
 
 @dataclass
@@ -189,6 +211,7 @@ class _MatchGame:
         self.rng = np.random.default_rng(seed)
         self.comments: list[str | None] = []
         self.job: SearchJob | None = None
+        self.advance()
 
     def advance(self) -> None:
         """Play random players' moves until a search is needed (started here) or the game is over."""
@@ -204,17 +227,19 @@ class _MatchGame:
             self.game.play(random_move(self.game, self.rng))
             self.comments.append(None)
 
-    def finish_move(self) -> None:
+    def play_searched(self) -> None:
+        """Decide and play (or resign) after the search, then advance to the next search."""
         assert self.job is not None
         result = self.job.result()
         mover = self.game.to_play
         decision = self.players[int(mover)].decide(self.game, result)  # type: ignore[union-attr]
         if decision.resign:
             self.game.resign(mover)
-            return
-        assert decision.action is not None
-        self.comments.append(search_comment(result, True, self.game.rules.size))
-        self.game.play(decision.action)
+        else:
+            assert decision.action is not None
+            self.comments.append(search_comment(result, True, self.game.rules.size))
+            self.game.play(decision.action)
+        self.advance()
 
 
 def play_match(a: Agent, b: Agent, rules: Rules, config: MatchConfig, sgf_dir: str | Path | None = None,
@@ -223,25 +248,17 @@ def play_match(a: Agent, b: Agent, rules: Rules, config: MatchConfig, sgf_dir: s
     result = MatchResult(a.name, b.name)
     rng = np.random.default_rng(config.seed)
     started = time.perf_counter()
-    active: list[_MatchGame] = []
-    begun = 0
-    while begun < config.games or active:
-        while len(active) < config.parallel_games and begun < config.games:
-            black, white = (a, b) if begun % 2 == 0 else (b, a)
-            match = _MatchGame(begun, rules, black, white, int(rng.integers(2 ** 62)))
-            match.advance()
-            active.append(match)
-            begun += 1
-        step([match.job for match in active if match.job is not None])
-        for match in list(active):
-            if match.job is not None and match.job.finished:
-                match.finish_move()
-                match.advance()
-            if match.game.is_over:
-                active.remove(match)
-                _finish(match, result, a, b, sgf_dir)
-                if on_game is not None:
-                    on_game(result)
+
+    def start(index: int) -> _MatchGame:
+        black, white = (a, b) if index % 2 == 0 else (b, a)
+        return _MatchGame(index, rules, black, white, int(rng.integers(2 ** 62)))
+
+    def over(match: _MatchGame) -> None:
+        _finish(match, result, a, b, sgf_dir)
+        if on_game is not None:
+            on_game(result)
+
+    play_in_flight(start, config.games, config.parallel_games, over)
     result.seconds = time.perf_counter() - started
     return result
 

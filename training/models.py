@@ -1,14 +1,20 @@
-"""Creating models: generation 0 from random weights, with the encoder and rules they are for."""
+"""Creating and choosing models: random networks (generation 0, or a fresh start for training),
+the model that fits a set of chunks, and the rules a model plays."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from engine import Rules
 
-__all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "bootstrap", "default_rules"]
+if TYPE_CHECKING:
+    from engine import Model, ModelInfo
+
+__all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "bootstrap", "default_rules", "model_rules", "random_model",
+           "model_for_chunks"]
 
 DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4"}
 
@@ -41,17 +47,53 @@ def default_rules(game: str, size: int, win_length: int | None = None) -> Rules:
     return Rules.gomoku(size, win_length if win_length is not None else min(5, size))
 
 
-def bootstrap(path: str | os.PathLike[str], config: BootstrapConfig) -> Path:
-    """Write a randomly initialised model (generation 0) to ``path`` atomically; return the path."""
+def model_rules(info: ModelInfo, rules_text: str | None = None, size: int | None = None,
+                win_length: int | None = None) -> Rules:
+    """The rules a model plays: ``rules_text``, else its game's defaults (:func:`default_rules`), on
+    ``size`` or the model's own board; ValueError for a size-independent model without a size, or
+    rules of another game."""
+    board = size or info.board_size
+    if rules_text:
+        rules = Rules.parse(rules_text, size=board)
+    elif board is None:
+        raise ValueError("this model fits every board size: give the size or the rules")
+    else:
+        rules = default_rules(info.game, board, win_length)
+    if rules.game != info.game:
+        raise ValueError(f"the model plays {info.game}, not {rules.game}")
+    return rules
+
+
+def random_model(config: BootstrapConfig, num_planes: int) -> Model:
+    """A network of ``config``'s size with random weights (seeded), reading ``num_planes`` planes of its
+    encoder: generation 0, not yet saved."""
     import torch
 
-    from encoders import get_encoder
-    from engine import Model, ModelInfo, NetConfig, PolicyValueNet, save_model
+    from engine import Model, ModelInfo, NetConfig, PolicyValueNet
 
-    encoder = get_encoder(config.encoder_name, default_rules(config.game, config.size))
-    net_config = NetConfig(config.blocks, config.filters, encoder.num_planes,
+    net_config = NetConfig(config.blocks, config.filters, num_planes,
                            None if config.heads == "pooled" else config.size, config.heads)
     torch.manual_seed(config.seed)
-    net = PolicyValueNet(net_config)
-    info = ModelInfo(config.game, encoder.name, encoder.num_planes, net_config, generation=0, training_steps=0)
-    return save_model(path, Model(net, info))
+    return Model(PolicyValueNet(net_config), ModelInfo(config.game, config.encoder_name, num_planes, net_config))
+
+
+def bootstrap(path: str | os.PathLike[str], config: BootstrapConfig) -> Path:
+    """Write a randomly initialised model (generation 0) to ``path`` atomically; return the path."""
+    from encoders import get_encoder
+    from engine import save_model
+
+    encoder = get_encoder(config.encoder_name, default_rules(config.game, config.size))
+    return save_model(path, random_model(replace(config, encoder=encoder.name), encoder.num_planes))
+
+
+def model_for_chunks(info: Any, path: str | os.PathLike[str] | None, new: BootstrapConfig | None = None) -> Model:
+    """The model to train or validate on chunks described by ``info`` (a ``ChunkInfo``): the one at
+    ``path``, refused unless it reads them, else a random network of ``new``'s size for them."""
+    from engine import load_model
+
+    if path is not None:
+        return load_model(path, expect_game=info.game, expect_size=info.board_size, expect_encoder=info.encoder)
+    if new is None:
+        raise ValueError("give a model file, or the size of a new network")
+    fits = replace(new, game=info.game, size=info.board_size, encoder=info.encoder)
+    return random_model(fits, info.num_planes)

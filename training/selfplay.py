@@ -6,13 +6,12 @@ reuse, temperature in the opening, resignation and passing rules); the
 network call per step.
 
 Playout Cap Randomization (KataGo): each move gets the full search
-(``readouts`` visits, Dirichlet noise at the root) with probability
+(the player's ``visits``, Dirichlet noise at the root) with probability
 ``full_search_share`` and becomes a policy target; the other moves get a cheap
 search (``cheap_readouts``, no noise) that only moves the game along.
-Resignation: a side resigns when the root value stays below
-``resign_threshold`` for ``resign_consecutive`` of its moves, except in a
-``resign_disabled_share`` of the games, which play on and tell whether a
-resignation would have been wrong (the false-resign rate).
+Resignation follows the player's rule (:class:`~engine.search.resign.ResignationWatch`),
+except in a ``resign_disabled_share`` of the games, which play on and watch the
+rule to tell whether a resignation would have been wrong (the false-resign rate).
 
 Every finished game is written at once (atomically) as a record, and as an
 SGF file with the searches' comments, so a kill loses only the games in flight.
@@ -23,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from engine import (
     Game,
     Player,
     PlayerConfig,
+    ResignationWatch,
     Rules,
     SearchConfig,
     SearchResult,
@@ -42,64 +42,64 @@ from engine import (
     dump_sgf,
     write_text,
 )
-from training.batching import SearchJob, step
+from training.batching import SearchJob, play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
 
-__all__ = ["SelfPlayConfig", "SelfPlayOutput", "GameSummary", "SelfPlaySummary", "play_games", "run_selfplay",
-           "search_comment", "HOLDOUT_DIR"]
+__all__ = ["SelfPlayConfig", "opening_moves", "SelfPlayOutput", "GameSummary", "SelfPlaySummary", "play_games",
+           "run_selfplay", "search_comment", "HOLDOUT_DIR"]
 
 HOLDOUT_DIR = "holdout"
 
 
+def _selfplay_player() -> PlayerConfig:
+    """Self-play's player: 400 visits, root noise, temperature 1 for the opening, resignation at -0.9
+    three times running, tree reuse; a game-ending pass is judged on the board as it stands, as the
+    record's result is scored (no dead-stone estimate)."""
+    return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
+                        resign_threshold=-0.9, resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
+                        search=SearchConfig(batch_size=8))
+
+
+def opening_moves(size: int) -> int:
+    """Moves played by sampling the visits on an N x N board: N*N / 12 (30 on 19x19), at least 1."""
+    return max(1, size * size // 12)
+
+
 @dataclass(frozen=True)
 class SelfPlayConfig:
-    """How self-play searches and decides. ``None`` defaults scale with the board (see the methods)."""
+    """How self-play plays. ``player`` decides every move; its ``visits`` are the full search's
+    (``readouts``), its resignation rule holds except in ``resign_disabled_share`` of the games, and
+    its ``temperature_moves`` does not scale with the board by itself (commands set :func:`opening_moves`).
+    """
 
-    readouts: int = 400
+    player: PlayerConfig = field(default_factory=_selfplay_player)
     cheap_readouts: int | None = None
     full_search_share: float = 0.25
     parallel_games: int = 16
-    batch_size: int = 8
-    temperature: float = 1.0
-    temperature_moves: int | None = None
-    resign_threshold: float | None = -0.9
-    resign_consecutive: int = 3
     resign_disabled_share: float = 0.1
     holdout_share: float = 0.05
-    c_puct: float = 1.25
-    dirichlet_alpha: float | None = None
-    dirichlet_epsilon: float = 0.25
     seed: int | None = None
 
     def __post_init__(self) -> None:
-        if self.readouts < 2:
-            raise ValueError(f"readouts must be at least 2, not {self.readouts}")
+        if self.player.visits is None or self.player.visits < 2:
+            raise ValueError(f"self-play needs at least 2 visits a full search, not {self.player.visits}")
         for name in ("full_search_share", "resign_disabled_share", "holdout_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
-        if self.parallel_games < 1 or self.batch_size < 1:
-            raise ValueError("parallel_games and batch_size must be positive")
+        if self.parallel_games < 1 or self.player.search.batch_size < 1:
+            raise ValueError("parallel_games and the search's batch_size must be positive")
+
+    @property
+    def readouts(self) -> int:
+        """Visits of a full search (a policy target): the player's."""
+        assert self.player.visits is not None
+        return self.player.visits
 
     @property
     def cheap(self) -> int:
         """Visits of a cheap search: ``cheap_readouts``, else a sixth of the full search (at least 2)."""
         cheap = self.cheap_readouts if self.cheap_readouts is not None else self.readouts // 6
         return max(2, min(cheap, self.readouts))
-
-    def opening_moves(self, size: int) -> int:
-        """Moves played by sampling the visits (``temperature_moves``, else N*N / 12: 30 on 19x19)."""
-        return self.temperature_moves if self.temperature_moves is not None else max(1, size * size // 12)
-
-    def player_config(self, rules: Rules, resign: bool) -> PlayerConfig:
-        """The player's settings; a game-ending pass is judged on the board as it stands, as the
-        record's result is scored (no dead-stone estimate)."""
-        search = SearchConfig(c_puct=self.c_puct, batch_size=self.batch_size, dirichlet_alpha=self.dirichlet_alpha,
-                              dirichlet_epsilon=self.dirichlet_epsilon)
-        return PlayerConfig(visits=self.readouts, noise=True, temperature=self.temperature,
-                            temperature_moves=self.opening_moves(rules.size),
-                            resign_threshold=self.resign_threshold if resign else None,
-                            resign_consecutive=self.resign_consecutive, reuse_tree=True, remove_dead_stones=False,
-                            search=search)
 
 
 @dataclass(frozen=True)
@@ -189,23 +189,6 @@ class SelfPlaySummary:
                 f"{self.would_resign} of {self.resign_disabled} resign-disabled games ({rate})")
 
 
-class _ResignWatch:
-    """Tells which side would have resigned first in a game that may not resign (Player's rule)."""
-
-    def __init__(self, threshold: float, consecutive: int) -> None:
-        self.threshold = threshold
-        self.consecutive = consecutive
-        self.low = {Color.BLACK: 0, Color.WHITE: 0}
-        self.first: Color | None = None
-
-    def see(self, color: Color, result: SearchResult) -> None:
-        if self.first is not None or result.visits.sum() == 0:
-            return
-        self.low[color] = self.low[color] + 1 if result.value < self.threshold else 0
-        if self.low[color] >= self.consecutive:
-            self.first = color
-
-
 def search_comment(result: SearchResult, full: bool, size: int) -> str:
     """An SGF comment for a move: search kind, visits, root value, the three most visited moves."""
     total = int(result.visits.sum())
@@ -223,27 +206,33 @@ class _SelfPlayGame:
         self.config = config
         self.evaluator = evaluator
         self.game = Game(rules)
-        self.resign_disabled = config.resign_threshold is not None and self.rng.random() < config.resign_disabled_share
-        self.player = Player(evaluator, config.player_config(rules, not self.resign_disabled), seed=seed)
-        self.watch = (_ResignWatch(config.resign_threshold, config.resign_consecutive)
-                      if self.resign_disabled and config.resign_threshold is not None else None)
+        rule = config.player
+        self.resign_disabled = rule.resign_threshold is not None and self.rng.random() < config.resign_disabled_share
+        # a game that may not resign watches the rule to tell who would have resigned first
+        player = replace(rule, resign_threshold=None) if self.resign_disabled else rule
+        self.player = Player(evaluator, player, seed=seed)
+        self.watch = ResignationWatch(rule.resign_threshold, rule.resign_consecutive) if self.resign_disabled else None
         self.targets: list[bool] = []
         self.visits: list[tuple[tuple[int, int], ...] | None] = []
         self.values: list[float] = []
         self.comments: list[str] = []
         self.full = False
+        self.simulations = 0  # of every search so far
+        self.moves_played = 0  # moves decided by a search, a resignation included
         self.job: SearchJob | None = None
+        self.start_move()
 
     def start_move(self) -> None:
         self.full = self.rng.random() < self.config.full_search_share
         visits = self.config.readouts if self.full else self.config.cheap
         self.job = SearchJob(self.player.search_for(self.game), self.evaluator, visits, noise=self.full)
 
-    def finish_move(self) -> int:
-        """Decide and play (or resign) after the search; return the search's simulations."""
+    def play_searched(self) -> None:
+        """Decide and play (or resign) after the search; start the next one unless the game is over."""
         assert self.job is not None
         result = self.job.result()
-        simulations = self.job.simulations
+        self.simulations += self.job.simulations
+        self.moves_played += 1
         self.job = None
         mover = self.game.to_play
         if self.watch is not None:
@@ -251,7 +240,7 @@ class _SelfPlayGame:
         decision = self.player.decide(self.game, result)
         if decision.resign:
             self.game.resign(mover)
-            return simulations
+            return
         assert decision.action is not None
         target = bool(self.full and result.visits.sum() > 0)
         pairs = tuple((int(a), int(result.visits[a])) for a in np.flatnonzero(result.visits))
@@ -260,7 +249,8 @@ class _SelfPlayGame:
         self.values.append(float(result.value))
         self.comments.append(search_comment(result, self.full, self.game.rules.size))
         self.game.play(decision.action)
-        return simulations
+        if not self.game.is_over:
+            self.start_move()
 
     def record(self, model: str) -> SelfPlayRecord:
         would = None if self.watch is None or self.watch.first is None else self.watch.first.letter
@@ -297,32 +287,23 @@ def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayC
     rng = np.random.default_rng(config.seed)
     summary = SelfPlaySummary()
     started = time.perf_counter()
-    active: list[_SelfPlayGame] = []
-    begun = 0
-    while begun < games or active:
-        if stop is not None and stop():
-            summary.in_flight_games = len(active)
-            summary.in_flight_moves = sum(len(game.game.moves) for game in active)
-            break
-        while len(active) < config.parallel_games and begun < games:
-            game = _SelfPlayGame(rules, evaluator, config, int(rng.integers(2 ** 63)))
-            game.start_move()
-            active.append(game)
-            begun += 1
-        summary.evaluator_calls += step([game.job for game in active if game.job is not None])
-        for game in list(active):
-            if game.job is None or not game.job.finished:
-                continue
-            summary.simulations += game.finish_move()
-            summary.moves_played += 1
-            if not game.game.is_over:
-                game.start_move()
-                continue
-            active.remove(game)
-            finished = _save(game, model, output, bool(rng.random() < config.holdout_share))
-            summary.add(finished)
-            if on_game is not None:
-                on_game(finished)
+
+    def start(_index: int) -> _SelfPlayGame:
+        return _SelfPlayGame(rules, evaluator, config, int(rng.integers(2 ** 63)))
+
+    def over(game: _SelfPlayGame) -> None:
+        summary.simulations += game.simulations
+        summary.moves_played += game.moves_played
+        finished = _save(game, model, output, bool(rng.random() < config.holdout_share))
+        summary.add(finished)
+        if on_game is not None:
+            on_game(finished)
+
+    summary.evaluator_calls, unfinished = play_in_flight(start, games, config.parallel_games, over, stop)
+    summary.in_flight_games = len(unfinished)
+    summary.in_flight_moves = sum(len(game.game.moves) for game in unfinished)
+    summary.simulations += sum(game.simulations for game in unfinished)
+    summary.moves_played += sum(game.moves_played for game in unfinished)
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -6,13 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from engine.cli import main
 from training.errors import RunStateError
 from training.loop import STATE_FILE, LoopConfig, load_config, run_loop
 from training.match import MatchConfig
 from training.models import BootstrapConfig
 from training.records import list_records
 from training.selfplay import SelfPlayConfig
+from training.settings import replace_paths
 from training.train import TrainConfig
 
 
@@ -20,10 +23,12 @@ def _config(generations: int = 1) -> LoopConfig:
     return LoopConfig(
         bootstrap=BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=0), win_length=4,
         generations=generations, games_per_generation=4, window=2,
-        selfplay=SelfPlayConfig(readouts=8, cheap_readouts=2, full_search_share=1.0, parallel_games=4,
-                                batch_size=4, holdout_share=0.25, seed=0),
+        selfplay=replace_paths(SelfPlayConfig(cheap_readouts=2, full_search_share=1.0, parallel_games=4,
+                                              holdout_share=0.25, seed=0),
+                               {"player.visits": 8, "player.search.batch_size": 4}),
         train=TrainConfig(steps=4, batch_size=8, checkpoint_every=2),
-        match=MatchConfig(games=0, visits=8, parallel_games=4, batch_size=4),
+        match=replace_paths(MatchConfig(games=0, parallel_games=4),
+                            {"player.visits": 8, "player.search.batch_size": 4}),
         gate_games=2, rating_games=2, rating_opponent="mcts-rollouts:16", runtime="eager")
 
 
@@ -60,3 +65,33 @@ def test_settings_round_trip_and_bad_state_is_refused(tmp_path: Path) -> None:
     (tmp_path / STATE_FILE).write_text("{not json")
     with pytest.raises(RunStateError, match=STATE_FILE):
         run_loop(tmp_path, config)
+
+
+def _loop_command_config(monkeypatch: pytest.MonkeyPatch, *args: str) -> LoopConfig:
+    """The LoopConfig ``engine loop`` builds from ``args`` (the loop itself does not run)."""
+    seen: list[LoopConfig] = []
+
+    def capture(run_dir: Path, config: LoopConfig, report: object) -> dict[str, object]:
+        seen.append(config)
+        return {"history": [{}], "best": "none"}
+
+    monkeypatch.setattr("training.loop.run_loop", capture)
+    monkeypatch.setattr("engine.set_cpu_threads", lambda threads: 1)
+    result = CliRunner().invoke(main, ["loop", *args])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return seen[0]
+
+
+def test_the_loop_command_defaults_are_the_library_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _loop_command_config(monkeypatch, str(tmp_path))
+    # --seed (default 0) seeds self-play too; the opening is N*N / 12 moves of the default 6x6 board
+    assert config == replace_paths(LoopConfig(), {"selfplay.seed": 0, "selfplay.player.temperature_moves": 3})
+
+
+def test_a_resumed_run_changes_only_the_options_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored = replace_paths(_config(), {"train.steps": 500, "games_per_generation": 7})
+    (tmp_path / "run.json").write_text(json.dumps(stored.to_dict()))
+    config = _loop_command_config(monkeypatch, str(tmp_path), "--steps", "1000", "--holdout-pct", "50", "--seed", "9")
+    expected = replace_paths(stored, {"train.steps": 1000, "selfplay.holdout_share": 0.5, "bootstrap.seed": 9,
+                                      "selfplay.seed": 9, "train.seed": 9, "match.seed": 9})
+    assert config == expected  # --steps 1000 is the default, but given; the stored 7 games stay

@@ -14,6 +14,7 @@ from engine.formats.sgf import load_sgf_file
 from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
 from training.baselines import RolloutEvaluator, random_move
 from training.match import Agent, MatchConfig, MatchResult, make_agent, play_match
+from training.settings import replace_paths
 from training.stats import elo_difference, elo_interval, wilson_interval
 
 
@@ -46,6 +47,8 @@ def test_agents_by_name() -> None:
     assert make_agent("random", GOMOKU6, config).evaluator is None
     default = make_agent("mcts-rollouts", GOMOKU6, config)
     assert default.visits == 1000 and isinstance(default.evaluator, RolloutEvaluator)
+    assert (default.config.search.c_puct, default.config.search.batch_size) == (5.0, 1)  # the seeds' pure MCTS
+    assert default.config.resign_threshold == config.player.resign_threshold
     assert make_agent("MCTS-Rollouts:64", GOMOKU6, config).name == "mcts-rollouts:64"
     with pytest.raises(ValueError, match="mcts-rollouts:N"):
         make_agent("mcts-rollouts:many", GOMOKU6, config)
@@ -80,8 +83,7 @@ def test_rollouts_value_a_won_position_for_the_side_to_move() -> None:
 
 def test_colours_alternate_and_games_are_written(tmp_path: Path) -> None:
     config = MatchConfig(games=5, parallel_games=3, seed=4)
-    result = play_match(Agent("random", config=config), Agent("random2", config=config), GOMOKU6, config,
-                        tmp_path)
+    result = play_match(Agent("random"), Agent("random2"), GOMOKU6, config, tmp_path)
     assert result.games == 5 and result.a_black_games == 3
     files = sorted(tmp_path.glob("*.sgf"))
     assert len(files) == 5
@@ -99,7 +101,8 @@ def test_pure_mcts_beats_the_random_player() -> None:
 
 
 def test_a_network_plays_a_baseline(go5_model: Path) -> None:
-    config = MatchConfig(games=2, visits=8, parallel_games=2, seed=6)
-    agent = Agent("net", eager_evaluator(go5_model, GO5), 8, batch_size=4, config=config)
+    config = replace_paths(MatchConfig(games=2, parallel_games=2, seed=6),
+                           {"player.visits": 8, "player.search.batch_size": 4})
+    agent = Agent("net", eager_evaluator(go5_model, GO5), config.player)
     result = play_match(agent, make_agent("random", GO5, config), GO5, config)
     assert result.games == 2 and result.moves > 0

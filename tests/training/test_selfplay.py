@@ -17,13 +17,17 @@ from training.batching import SearchJob, step
 from training.gather import samples_from_record
 from training.records import list_records, read_record
 from training.selfplay import HOLDOUT_DIR, SelfPlayConfig, SelfPlayOutput, play_games
+from training.settings import replace_paths
 
 
 def _config(**changes: object) -> SelfPlayConfig:
-    base = dict(readouts=12, cheap_readouts=3, parallel_games=4, batch_size=4, holdout_share=0.0, seed=3,
-                resign_threshold=None)
-    base.update(changes)
-    return SelfPlayConfig(**base)  # type: ignore[arg-type]
+    """A small self-play config; ``changes`` are dotted settings (``player.resign_threshold``)."""
+    base = {"player.visits": 12, "player.search.batch_size": 4, "player.resign_threshold": None,
+            "cheap_readouts": 3, "parallel_games": 4, "holdout_share": 0.0, "seed": 3}
+    return replace_paths(SelfPlayConfig(), {**base, **changes})
+
+
+RESIGNING = {"player.resign_threshold": -0.9}
 
 
 def test_one_evaluator_call_per_step_serves_every_search() -> None:
@@ -44,7 +48,7 @@ def test_parallel_games_share_calls_and_their_records_replay(tmp_path: Path) -> 
     records = [read_record(path) for path in list_records(tmp_path / "games")]
     assert summary.games == 6 == len(records)
     assert summary.evaluator_calls == len(counting.batches)
-    assert max(counting.batches) > _config().batch_size  # one call served several games
+    assert max(counting.batches) > _config().player.search.batch_size  # one call served several games
     single_game_calls = sum(len(r.actions) for r in records)  # a lower bound had every game its own calls
     assert summary.evaluator_calls < single_game_calls
     encoder = get_encoder("gomoku4", GOMOKU6)
@@ -74,13 +78,13 @@ def test_playout_cap_randomization_marks_full_searches_as_targets(tmp_path: Path
 
 
 def test_resignation_and_its_disabled_share(tmp_path: Path) -> None:
-    resigning = play_games(BlackIsLost(), GO5, "m", _config(resign_threshold=-0.9, resign_disabled_share=0.0), 3,
+    resigning = play_games(BlackIsLost(), GO5, "m", _config(**RESIGNING, resign_disabled_share=0.0), 3,
                            SelfPlayOutput(tmp_path / "a"))
     assert resigning.resigned == 3 and resigning.white_wins == 3 and resigning.resign_disabled == 0
     records = [read_record(p) for p in list_records(tmp_path / "a")]
     assert all(r.result is not None and r.result.reason == "resign" for r in records)
     assert all(len(r.actions) == 4 for r in records)  # black resigns at its third low-valued move (move 5)
-    playing_on = play_games(BlackIsLost(), GO5, "m", _config(resign_threshold=-0.9, resign_disabled_share=1.0), 3,
+    playing_on = play_games(BlackIsLost(), GO5, "m", _config(**RESIGNING, resign_disabled_share=1.0), 3,
                             SelfPlayOutput(tmp_path / "b"))
     assert playing_on.resigned == 0 and playing_on.resign_disabled == 3 and playing_on.would_resign == 3
     records = [read_record(p) for p in list_records(tmp_path / "b")]
@@ -110,3 +114,12 @@ def test_a_network_plays_self_play_games(tmp_path: Path, go5_model: Path) -> Non
     assert summary.games == 2 and summary.moves == summary.targets > 0
     assert summary.black_wins + summary.white_wins + summary.draws == 2
     assert np.isfinite(summary.games_per_hour)
+
+
+def test_a_stop_leaves_the_games_in_flight_counted(tmp_path: Path) -> None:
+    steps = iter(range(1000))
+    summary = play_games(UniformEvaluator(), GO5, "m", _config(), 100, SelfPlayOutput(tmp_path),
+                         stop=lambda: next(steps) >= 40)
+    assert summary.games < 100 and summary.in_flight_games == 4  # parallel_games
+    assert summary.moves_played == summary.moves + summary.in_flight_moves + summary.resigned
+    assert summary.simulations >= summary.moves_played
