@@ -20,13 +20,13 @@ __all__ = ["EvaluatorOptions", "load_evaluator"]
 @dataclass(frozen=True)
 class EvaluatorOptions:
     """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16),
-    a random symmetry per evaluation, the evaluation cache size, CPU threads."""
+    a random symmetry per evaluation, the evaluation cache size. Torch's CPU threads are the
+    process's, not an evaluator's: the command sets them (``set_cpu_threads``)."""
 
     device: str | None = None
     dtype: str = "auto"
     random_symmetry: bool = False
     cache_size: int = 1 << 15
-    threads: int | None = None
     runtime: str = "auto"
     seed: int | None = None
 
