@@ -4,6 +4,11 @@ Every move goes through :meth:`Game.play`, which checks it completely (simple
 ko, positional or situational superko, renju) and raises
 :class:`~engine.core.types.IllegalMoveError` with the reason, changing nothing.
 ``play`` honours the colour it is given, so moves out of turn are fine (GTP).
+
+A game starts empty, from setup stones (:meth:`Game.setup`, handicap) or from a
+board as it stands (:meth:`Game.from_board`). Two passes or the move cap end a Go
+game; GTP knows no end of game, so :meth:`Game.play_on` lets it go on with its
+moves kept.
 """
 
 from __future__ import annotations
@@ -44,19 +49,44 @@ class Game:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.position = Position(rules)
         self.moves: list[Move] = []
-        self.setup_stones: list[Move] = []
         self.handicap = 0
         self.resigned: Color | None = None
-        self._start = self.position.copy()
-        self._seen: list[int] = [self._superko_key(self.position)]
-        self._seen_set: set[int] = set(self._seen)
+        self._played_on: list[int] = []  # move numbers (from 0) before which play went on after the end
+        self._start_from(Position(rules))
+
+    @classmethod
+    def from_board(cls, rules: Rules, stones: np.ndarray, to_play: int) -> "Game":
+        """A game that starts from ``stones`` with ``to_play`` to move.
+
+        ``stones`` is ``int[N, N]`` or ``int[N*N]`` of EMPTY, BLACK and WHITE, row
+        0 at the top as :meth:`Position.board` gives it. The stones are the setup:
+        nothing of how they came about carries over (moves, captures, a ko,
+        earlier positions for superko). This is how a front end takes a board
+        as it stands (Gomocup ``BOARD``, a change of rules, a diagram). Raises
+        ValueError for a board of another size or with other values.
+        """
+        game = cls(rules)
+        game._start_from(Position.from_board(rules, stones, to_play))
+        return game
+
+    def _start_from(self, position: Position) -> None:
+        """Make ``position`` the start of the record: its stones are the setup stones."""
+        self.position = position
+        self.setup_stones = [Move(Color(int(c)), int(a)) for a, c in enumerate(position.board().reshape(-1)) if c]
+        self._start = position.copy()
+        self._seen = [self._superko_key(position)]
+        self._seen_set = set(self._seen)
 
     # --------------------------------------------------------------- queries
     @property
     def to_play(self) -> Color:
         return self.position.to_play
+
+    @property
+    def start_to_play(self) -> Color:
+        """The side to move after the setup, before the first move."""
+        return self._start.to_play
 
     @property
     def is_over(self) -> bool:
@@ -70,6 +100,7 @@ class Game:
         other.setup_stones = list(self.setup_stones)
         other.handicap = self.handicap
         other.resigned = self.resigned
+        other._played_on = list(self._played_on)
         other._start = self._start.copy()
         other._seen = list(self._seen)
         other._seen_set = set(self._seen_set)
@@ -147,6 +178,24 @@ class Game:
         self._seen.append(key)
         self._seen_set.add(key)
 
+    def play_on(self) -> None:
+        """Let a Go game that two passes or the move cap ended go on; any other game stays as it is.
+
+        GTP knows no end of game: a controller may play on (KGS's cleanup
+        phase, GUIs), and the player then moves too. The moves so far stay in
+        the record, but the board counts as set up anew, as :meth:`from_board`
+        sets it up: passes, the move cap and captures count from here and no
+        ko is pending; earlier positions still count for superko. Undoing the
+        next move takes the game back to its end.
+        """
+        if self.rules.game != "go" or self.resigned is not None or not self.position.is_over:
+            return
+        self._played_on.append(len(self.moves))
+        self.position = self._afresh(self.position)
+
+    def _afresh(self, position: Position) -> Position:
+        return Position.from_board(self.rules, position.board(), position.to_play)
+
     def undo(self) -> Move:
         """Take back the last move; the state is rebuilt exactly as it was."""
         if not self.moves:
@@ -155,8 +204,11 @@ class Game:
         self._seen.pop()
         self._seen_set = set(self._seen)
         self.resigned = None
+        self._played_on = [number for number in self._played_on if number < len(self.moves)]
         self.position = self._start.copy()
-        for move in self.moves:
+        for number, move in enumerate(self.moves):
+            if number in self._played_on:
+                self.position = self._afresh(self.position)
             self.position.play_unchecked(move.action, move.color)
         return last
 
@@ -177,12 +229,7 @@ class Game:
                     raise IllegalMoveError(str(action), REASONS[OFF_BOARD])
                 board[action] = color
         next_color = self.position.to_play if to_play is None else Color(to_play)
-        self.position = Position.from_board(self.rules, board.reshape(self.rules.size, self.rules.size),
-                                            next_color)
-        self.setup_stones = [Move(Color(int(c)), int(a)) for a, c in enumerate(board) if c]
-        self._start = self.position.copy()
-        self._seen = [self._superko_key(self.position)]
-        self._seen_set = set(self._seen)
+        self._start_from(Position.from_board(self.rules, board, next_color))
 
     def place_handicap(self, actions: Sequence[int]) -> None:
         """Black's handicap stones (fixed or free); white moves next."""
