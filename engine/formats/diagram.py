@@ -55,12 +55,7 @@ def game_from_diagram(text: str, rules: "Rules | str", to_play: int | str = "B")
     board = parse_diagram(text)
     if isinstance(rules, str):
         rules = Rules.parse(rules, size=board.shape[0])
-    game = Game(rules)
-    flat = board.reshape(-1)
-    color = Color.parse(to_play) if isinstance(to_play, str) else Color(to_play)
-    game.setup(black=np.flatnonzero(flat == BLACK).tolist(), white=np.flatnonzero(flat == WHITE).tolist(),
-               to_play=color)
-    return game
+    return Game.from_board(rules, board, Color.parse(to_play) if isinstance(to_play, str) else to_play)
 
 
 def to_diagram(position: "object", labels: bool = True) -> str:

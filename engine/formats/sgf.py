@@ -7,6 +7,9 @@ both games and all board sizes up to 25 share one path. Reading::
     record = load_sgf_file("game.sgf")    # GameRecord: rules, setup, moves, result
     game = record.replay(upto=40)         # a Game after the first 40 moves, each one checked
 
+``GameRecord.from_game(game)`` is the record of a game, so that a game is
+replayed under other rules (GTP ``komi``) by the same checked path.
+
 Writing: ``dump_sgf(game)`` returns the text of a record that loads back to the
 same rules, setup stones, moves and final position.
 
@@ -117,18 +120,30 @@ class GameRecord:
             return self.moves[0].color
         return Color.WHITE if self.is_handicap else Color.BLACK
 
-    def replay(self, upto: int | None = None) -> Game:
+    @classmethod
+    def from_game(cls, game: Game) -> "GameRecord":
+        """The rules, setup and moves of ``game``: :meth:`replay` plays it again (with ``play_on``)."""
+        return cls(rules=game.rules, moves=tuple(game.moves),
+                   setup_black=tuple(m.action for m in game.setup_stones if m.color == Color.BLACK),
+                   setup_white=tuple(m.action for m in game.setup_stones if m.color == Color.WHITE),
+                   handicap=game.handicap, to_play=game.start_to_play)
+
+    def replay(self, upto: int | None = None, *, play_on: bool = False) -> Game:
         """A Game with the setup and the first ``upto`` moves (default all) played and checked.
 
         ``upto`` counts moves, passes included, and is clipped to the record's
         length; GTP ``loadsgf FILE N`` (the position before move N) is
-        ``upto=N - 1``. Raises SGFError naming the first illegal move.
+        ``upto=N - 1``. ``play_on``: moves after two passes or the move cap go
+        on (:meth:`Game.play_on`), as in GTP; without it they are illegal.
+        Raises SGFError naming the first illegal move.
         """
         if upto is not None and upto < 0:
             raise ValueError(f"upto must be >= 0, not {upto}")
         game = Game(self.rules)
         self._set_up(game)
         for number, move in enumerate(self.moves[:upto], 1):
+            if play_on:
+                game.play_on()
             try:
                 game.play(move.action, move.color)
             except IllegalMoveError as exc:

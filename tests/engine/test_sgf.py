@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -299,6 +300,48 @@ def test_illegal_moves_name_the_move_and_the_reason(sgf: str, message: str) -> N
 
 def test_the_moves_before_an_illegal_one_replay() -> None:
     assert len(load_sgf(KO_FIGHT).replay(upto=9).moves) == 9
+
+
+def test_play_on_replays_moves_after_two_passes() -> None:
+    """GTP plays on after two passes (KGS's cleanup phase): with ``play_on`` such a record replays."""
+    game = load_sgf("(;SZ[9];B[];W[];B[ee])").replay(play_on=True)
+    assert len(game.moves) == 3 and not game.is_over
+
+
+def test_a_game_that_went_on_after_two_passes_round_trips() -> None:
+    game = Game(Rules.go(9))
+    for vertex in ("E5", "pass", "pass"):
+        game.play(gtp_to_action(vertex, 9))
+    game.play_on()
+    for vertex in ("C3", "D4"):
+        game.play(gtp_to_action(vertex, 9))
+    assert_same_game(load_sgf(dump_sgf(game)).replay(play_on=True), game)
+
+
+# ---------------------------------------------------------- record of a game
+@pytest.mark.parametrize("seed", range(3))
+def test_the_record_of_a_game_replays_it_under_other_rules(seed: int) -> None:
+    game = random_game(Rules.go(9, komi=7.5), 60, seed)
+    replayed = replace(GameRecord.from_game(game), rules=Rules.go(9, komi=0.5)).replay()
+    assert replayed.rules == Rules.go(9, komi=0.5) and replayed.moves == game.moves
+    np.testing.assert_array_equal(replayed.position.board(), game.position.board())
+    assert replayed.position.key == game.position.key and replayed.to_play == game.to_play
+
+
+def test_the_record_of_a_game_keeps_its_setup_handicap_and_first_side_to_move() -> None:
+    """A handicap game in which black moves first (out of turn) is still a handicap game;
+    setup stones with white to move, then a black move, keep white as the side to move after the setup."""
+    handicap = Game(Rules.go(9, komi=0.5))
+    handicap.place_handicap([gtp_to_action(v, 9) for v in ("C3", "G7")])
+    handicap.play(gtp_to_action("E5", 9), Color.BLACK)
+    setup = Game(Rules.go(9))
+    setup.setup(black=[0, 10], white=[40], to_play=Color.WHITE)
+    setup.play(gtp_to_action("J1", 9), Color.BLACK)
+    for game in (handicap, setup):
+        replayed = GameRecord.from_game(game).replay()
+        assert_same_game(replayed, game)
+        assert replayed.start_to_play == Color.WHITE
+    assert handicap.handicap == 2
 
 
 # ------------------------------------------------------------ corrupt input
