@@ -1,15 +1,17 @@
 """``Player``: decides what to play from a search, for GTP and self-play alike.
 
 It owns the search limits, tree reuse, root noise and temperature, and the
-two decisions a search cannot make alone: when to resign (the root value
-stays below a threshold for several of the player's own moves) and when to
-pass (never into a loss under area scoring, and back at once when the
-opponent passed, the game is won as it stands and the board is settled).
+decisions a search cannot make alone: when to resign (the root value stays
+below a threshold for several of the player's own moves), when to pass (never
+into a loss under area scoring, and back at once when the opponent passed,
+the game is won as it stands and the board is settled), when to capture
+instead (cleanup: stones called dead are taken off the board before the game
+ends) and playing on in a game that two passes ended (GTP knows no end of game).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -93,15 +95,23 @@ class Player:
         return search.run(visits, playouts=playouts, seconds=seconds, stop=stop, progress=progress, noise=noise)
 
     def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
-               stop: Callable[[], bool] | None = None,
-               progress: Callable[[Search], None] | None = None) -> Decision:
-        """Search and decide a move for ``color`` (default: the side to move) without playing it."""
+               stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
+               dead: Collection[int] = ()) -> Decision:
+        """Search and decide a move for ``color`` (default: the side to move) without playing it.
+
+        In a Go game that two passes or the move cap ended the player plays on
+        (:meth:`Game.play_on`, on a copy): GTP knows no end of game. ``dead``
+        (cleanup, ``kgs-genmove_cleanup``): stones called dead, see :meth:`decide`.
+        """
         game = self.for_color(game, color)
+        if game.is_over:
+            game = game.copy()
+            game.play_on()
         cfg = self.config
         seconds = cfg.seconds if seconds is None else (seconds if cfg.seconds is None else min(seconds, cfg.seconds))
         result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
                               progress=progress, noise=cfg.noise)
-        return self.decide(game, result)
+        return self.decide(game, result, dead)
 
     @staticmethod
     def for_color(game: Game, color: int | None) -> Game:
@@ -110,19 +120,41 @@ class Player:
             return game
         return game.with_side_to_move(color)
 
-    def decide(self, game: Game, result: SearchResult) -> Decision:
-        """The move (or resignation) for the side to move in ``game`` after a search of its position."""
+    def decide(self, game: Game, result: SearchResult, dead: Collection[int] = ()) -> Decision:
+        """The move (or resignation) for the side to move in ``game`` after a search of its position.
+
+        ``dead``: stones called dead (GTP ``final_status_list``); while any of
+        the opponent's are on the board the player does not pass but plays its
+        best other move (most visits, then prior), so that they are captured
+        before the game ends (KGS's cleanup phase).
+        """
         color = game.to_play
         if self._resignation.see(color, result):
             return Decision(None, True, result)
-        return Decision(self._pick(game, result), False, result)
+        action = self._pick(game, result)
+        if action == game.rules.pass_action and dead:
+            action = self._cleanup(game, result, dead)
+        return Decision(action, False, result)
+
+    @staticmethod
+    def _cleanup(game: Game, result: SearchResult, dead: Collection[int]) -> int:
+        """The best move other than a pass while opponent stones in ``dead`` remain; else pass."""
+        pass_action = game.rules.pass_action
+        board = game.position.board().reshape(-1)
+        if not any(board[action] == game.to_play.opponent for action in dead):
+            return pass_action
+        legal = game.legal_mask()
+        legal[pass_action] = False
+        if not legal.any():
+            return pass_action
+        return int(np.argmax(np.where(legal, result.visits.astype(np.float64) + result.priors, -1.0)))
 
     def _pick(self, game: Game, result: SearchResult) -> int:
         legal = game.legal_mask()
         pass_action = game.rules.pass_action
         if result.visits.sum() <= 0:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
-        ends = bool(game.moves) and game.moves[-1].action == pass_action
+        ends = game.position.passes > 0  # the opponent passed: a pass now ends the game
         judged = self._judge_pass(game, ends) if ends else None
         if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it

@@ -1,4 +1,4 @@
-"""Player decisions: the colour asked for, resignation, passing, temperature and tree reuse."""
+"""Player decisions: the colour asked for, resignation, passing, cleanup, playing on, temperature and tree reuse."""
 
 from __future__ import annotations
 
@@ -162,3 +162,72 @@ def test_playing_on_after_a_pass_never_fills_its_own_area() -> None:
     for strict in (False, True):  # GTP (dead stones judged) and self-play (the board as it stands)
         player = _player(remove_dead_stones=not strict)
         assert player.decide(game, result).action == gtp_to_action("G5", 9)
+
+
+# ---------------------------------------------------------------- cleanup
+def _lone_white_stone_in_blacks_area() -> Game:
+    """5x5: black's wall on column C and row 5, a dead white stone on A1; black to move."""
+    game = Game(Rules.go(5, "chinese", komi=0.5))
+    wall = [gtp_to_action(v, 5) for v in ("C1", "C2", "C3", "C4", "C5", "D5", "E5")]
+    game.setup(black=wall, white=[gtp_to_action("A1", 5)], to_play=BLACK)
+    return game
+
+
+def test_cleanup_captures_dead_opponent_stones_instead_of_passing() -> None:
+    """The search likes a pass best, then B2, then B1 (by prior): with A1 called dead, black plays B2."""
+    game = _lone_white_stone_in_blacks_area()
+    visits = np.zeros(game.rules.num_actions, np.float32)
+    priors = np.zeros_like(visits)
+    visits[game.rules.pass_action], visits[gtp_to_action("B2", 5)] = 50, 3
+    priors[gtp_to_action("B1", 5)] = 0.5
+    result = SearchResult(visits, np.zeros_like(visits), priors, 0.5, 53, 0.1, [])
+    player = _player(remove_dead_stones=False)  # the pass is not judged: the search's choice stands
+    a1, c3 = gtp_to_action("A1", 5), gtp_to_action("C3", 5)
+    assert player.decide(game, result).action == game.rules.pass_action
+    assert player.decide(game, result, dead=[c3]).action == game.rules.pass_action  # only its own stones are dead
+    assert player.decide(game, result, dead=[a1]).action == gtp_to_action("B2", 5)
+    visits[gtp_to_action("B2", 5)] = 0
+    assert player.decide(game, result, dead=[a1]).action == gtp_to_action("B1", 5)  # no visits: the prior decides
+
+
+def test_cleanup_reaches_the_decision_through_choose() -> None:
+    game = _lone_white_stone_in_blacks_area()
+    config = PlayerConfig(visits=32, remove_dead_stones=False, search=SearchConfig(batch_size=8))
+    assert Player(PassLover(), config, seed=0).choose(game).action == game.rules.pass_action
+    cleanup = Player(PassLover(), config, seed=0).choose(game, dead=[gtp_to_action("A1", 5)])
+    assert cleanup.action not in (None, game.rules.pass_action)
+    assert game.is_legal(cleanup.action)
+
+
+# ---------------------------------------------------------------- play on
+def test_plays_on_in_a_game_that_two_passes_ended_without_changing_it() -> None:
+    """GTP knows no end of game: asked for a move after two passes, the player goes on from the board."""
+    game = Game(Rules.go(9, "chinese"))
+    for vertex in ["E5", "pass", "pass"]:
+        game.play(gtp_to_action(vertex, 9))
+    assert game.is_over
+    decision = _player().choose(game, WHITE)
+    assert decision.action is not None and decision.search.simulations > 0
+    assert game.is_over and len(game.moves) == 3  # the caller's game is as it was
+    game.play_on()
+    game.play(decision.action, WHITE)
+
+
+def test_after_going_on_an_earlier_pass_is_not_answered_by_passing_back() -> None:
+    """Black leads on a settled board. With white's pass pending black passes back whatever the search
+    says; in a game that went on after two passes no pass is pending, so the search's move stands."""
+    game = Game(Rules.go(5, "chinese", komi=0.5))
+    visits = np.zeros(game.rules.num_actions, np.float32)
+    visits[gtp_to_action("A1", 5)] = 10
+    result = SearchResult(visits, np.zeros_like(visits), np.zeros_like(visits), 0.5, 10, 0.1, [])
+    for vertex in ["C3", "pass"]:
+        game.play(gtp_to_action(vertex, 5), BLACK)  # black twice: black passed, and moves again
+    game.play(game.rules.pass_action, WHITE)
+    assert game.is_over and game.to_play == Color.BLACK
+    game.play_on()
+    assert _player().decide(game, result).action == gtp_to_action("A1", 5)
+    pending = Game(Rules.go(5, "chinese", komi=0.5))
+    for vertex in ["C3", "pass"]:
+        pending.play(gtp_to_action(vertex, 5))
+    assert np.array_equal(pending.position.board(), game.position.board()) and pending.to_play == Color.BLACK
+    assert _player().decide(pending, result).action == game.rules.pass_action
