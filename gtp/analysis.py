@@ -176,11 +176,7 @@ def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
 def _genmove_analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
         spec = parse_analyze(request.args, state.game.to_play, kata)
-        game = state.game
-        if game.rules.game == "gomoku" and game.is_over:
-            outcome = game.outcome()
-            if outcome is None or outcome.winner is None or outcome.winner == spec.color:
-                raise GtpError("the game is over")
+        state.game_over_answer(spec.color)  # fails now, before the stream starts, if there is no move to make
 
         def run(stop: Callable[[], bool], emit: Callable[[str], None]) -> str:
             reporter = _Reporter(state, spec, kata, emit)

@@ -169,8 +169,7 @@ def set_free_handicap(state: EngineState, request: Request) -> str:
 def play(state: EngineState, request: Request) -> str:
     color_text, vertex = _want(request, 2)
     color = parse_color(color_text)
-    action = state.action(vertex)
-    state.playable_game().play(action, color)
+    state.play(state.action(vertex), color)
     return ""
 
 
@@ -215,8 +214,7 @@ def final_score(state: EngineState, request: Request) -> str:
     _want(request, 0)
     game = state.game
     if game.rules.game == "go":
-        _alive, dead = state.stone_status()
-        return Outcome.from_lead(game.score(dead=[a for chain in dead for a in chain])).to_sgf()
+        return Outcome.from_lead(game.score(dead=state.dead_stones())).to_sgf()
     outcome = game.outcome()
     if outcome is None:
         raise GtpError(CANNOT_SCORE)
@@ -276,7 +274,7 @@ def loadsgf(state: EngineState, request: Request) -> str:
     if not os.path.isfile(path) or os.path.getsize(path) > MAX_SGF_BYTES:
         raise GtpError(CANNOT_LOAD)
     try:
-        game = load_sgf_file(path).replay(None if number is None else max(0, number - 1))
+        game = load_sgf_file(path).replay(None if number is None else max(0, number - 1), play_on=True)
         state.new_game(game=game)
     except EngineError as exc:  # SGFError, or a model that does not fit the record (ModelFormatError)
         raise GtpError(CANNOT_LOAD) from exc

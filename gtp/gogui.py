@@ -136,8 +136,7 @@ def rules_final_result(state: EngineState, request: Request) -> str:
     if not game.is_over:
         return "unknown"
     if game.rules.game == "go":
-        _alive, dead = state.stone_status()
-        outcome = game.outcome(dead=[a for chain in dead for a in chain])
+        outcome = game.outcome(dead=state.dead_stones())
     else:
         outcome = game.outcome()
     if outcome is None:

@@ -208,10 +208,9 @@ class GomocupBrain:
         if len(set(own + theirs)) != len(own) + len(theirs):
             raise GomocupError("BOARD names a point twice")
         me = Color.BLACK if len(own) <= len(theirs) else Color.WHITE
-        black, white = (own, theirs) if me == Color.BLACK else (theirs, own)
-        game = Game(self.state.rules)
-        game.setup(black=black, white=white, to_play=me)
-        self.state.new_game(game=game)
+        stones = np.zeros(self.state.rules.num_points, np.int8)
+        stones[own], stones[theirs] = me, me.opponent
+        self.state.new_game(game=Game.from_board(self.state.rules, stones, me))
         return self._move()
 
     def _takeback(self, rest: str) -> str:
@@ -225,10 +224,8 @@ class GomocupBrain:
         if board[action] == 0:
             raise GomocupError(f"no stone at {rest.strip()}")
         board[action] = 0
-        fresh = Game(self.state.rules)
-        fresh.setup(black=np.flatnonzero(board == BLACK).tolist(), white=np.flatnonzero(board == WHITE).tolist(),
-                    to_play=Color.BLACK if (board == BLACK).sum() <= (board == WHITE).sum() else Color.WHITE)
-        self.state.new_game(game=fresh)
+        to_play = Color.BLACK if (board == BLACK).sum() <= (board == WHITE).sum() else Color.WHITE
+        self.state.new_game(game=Game.from_board(self.state.rules, board, to_play))
         return "OK"
 
     def _info(self, rest: str) -> str:
@@ -259,11 +256,8 @@ class GomocupBrain:
         self.state.wait_ready()
         if self.state.rules.variant != self.variant:
             game = self.state.game
-            fresh = Game(self._rules(self.state.rules.size))
-            board = game.position.board().reshape(-1)
-            fresh.setup(black=np.flatnonzero(board == BLACK).tolist(), white=np.flatnonzero(board == WHITE).tolist(),
-                        to_play=game.to_play)
-            self.state.new_game(game=fresh)
+            self.state.new_game(game=Game.from_board(self._rules(self.state.rules.size), game.position.board(),
+                                                     game.to_play))
         return ""
 
     def _about(self, rest: str) -> str:

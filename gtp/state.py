@@ -20,15 +20,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine import (
-    BLACK,
     DEFAULT_PLAYOUTS,
-    WHITE,
     Color,
-    Decision,
     EngineError,
     Evaluator,
     EvaluatorOptions,
     Game,
+    GameRecord,
     InvalidVertexError,
     Player,
     PlayerConfig,
@@ -225,24 +223,13 @@ class EngineState:
 
     def with_rules(self, rules: Rules) -> None:
         """Change rules that do not affect legality (komi) and keep the game: it is replayed under them."""
-        self._game = replay_under(self.game, rules)
+        self._game = replace(GameRecord.from_game(self.game), rules=rules).replay(play_on=True)
         self.rules = rules
 
-    def playable_game(self) -> Game:
-        """The game to add a move to. A Go game that ended (two passes, move cap) goes on from its position.
-
-        GTP knows no end of game, so controllers may play on after two passes
-        (cleanup phases, GUIs); the history before that point is dropped.
-        """
-        game = self.game
-        if game.rules.game == "go" and game.is_over and game.resigned is None:
-            log.info("the game had ended; going on from the current position (earlier moves cannot be undone)")
-            board = game.position.board().reshape(-1)
-            fresh = Game(game.rules)
-            fresh.setup(black=np.flatnonzero(board == BLACK).tolist(),
-                        white=np.flatnonzero(board == WHITE).tolist(), to_play=game.to_play)
-            self._game = fresh
-        return self.game
+    def play(self, action: int, color: Color) -> None:
+        """Play ``color``'s move; a Go game that two passes ended goes on (GTP knows no end of game)."""
+        self.game.play_on()
+        self.game.play(action, color)
 
     def vertex(self, action: int) -> str:
         return action_to_gtp(action, self.rules.size)
@@ -256,59 +243,47 @@ class EngineState:
         empty = int(np.count_nonzero(self.game.position.board() == 0))
         return self.time.budget(int(color), expected_moves(empty), per_move_cap=self.time_cap)
 
-    def decide(self, color: Color, stop: Callable[[], bool] | None = None,
-               progress: Callable[[Search], None] | None = None) -> Decision:
-        """Search for ``color``'s move in the current game (not played); charge the time to its clock."""
-        game = self.playable_game()
-        started = time.monotonic()
-        decision = self.player.choose(game, color, seconds=self.budget(color), stop=stop, progress=progress)
-        self.time.spent(int(color), time.monotonic() - started)
-        return decision
+    def game_over_answer(self, color: Color) -> str | None:
+        """``resign`` when ``color`` lost a Gomoku game that is over, None while the game goes on.
+
+        Raises GtpError when the game is over otherwise: there is no move to make.
+        """
+        game = self.game
+        if game.rules.game != "gomoku" or not game.is_over:
+            return None
+        outcome = game.outcome()
+        if outcome is not None and outcome.winner is not None and outcome.winner != color:
+            return "resign"
+        raise GtpError("the game is over")
 
     def generate(self, color: Color, *, stop: Callable[[], bool] | None = None,
                  progress: Callable[[Search], None] | None = None, play: bool = True,
                  cleanup: bool = False) -> str:
-        """``genmove``: the vertex (or ``pass`` / ``resign``) for ``color``, played unless ``play`` is False.
+        """``genmove``: the player's vertex (or ``pass`` / ``resign``) for ``color``, played unless ``play`` is False.
 
-        With ``cleanup`` (``kgs-genmove_cleanup``) the engine does not pass
-        while the ownership estimate still sees dead stones of the opponent.
-        A finished Gomoku game is answered with ``resign`` by its loser.
+        The search's time is charged to ``color``'s clock. With ``cleanup``
+        (``kgs-genmove_cleanup``) the player is told the stones the ownership
+        estimate calls dead, and does not pass while any of the opponent's remain.
         """
-        game = self.game
-        if game.rules.game == "gomoku" and game.is_over:
-            outcome = game.outcome()
-            if outcome is not None and outcome.winner is not None and outcome.winner != color:
-                return "resign"
-            raise GtpError("the game is over")
-        decision = self.decide(color, stop=stop, progress=progress)
-        if decision.resign or decision.action is None:
+        answer = self.game_over_answer(color)
+        if answer is not None:
+            return answer
+        dead = self.dead_stones() if cleanup and self.rules.game == "go" else []
+        started = time.monotonic()
+        decision = self.player.choose(self.game, color, seconds=self.budget(color), stop=stop, progress=progress,
+                                      dead=dead)
+        self.time.spent(int(color), time.monotonic() - started)
+        if decision.action is None:
             return "resign"
-        action = decision.action
-        if cleanup and action == self.rules.pass_action:
-            action = self._cleanup_move(color, decision.search, action)
         if play:
-            self.game.play(action, color)
-        return self.vertex(action)
-
-    def _cleanup_move(self, color: Color, result: SearchResult, default: int) -> int:
-        """Instead of passing: the best move while opponent stones the estimate calls dead remain."""
-        _alive, dead = self.stone_status()
-        board = self.game.position.board().reshape(-1)
-        if not any(board[chain[0]] == color.opponent for chain in dead):
-            return default
-        game = self.game if self.game.to_play == color else self.game.with_side_to_move(color)
-        legal = game.legal_mask()
-        legal[self.rules.pass_action] = False
-        if not legal.any():
-            return default
-        score = np.where(legal, result.visits.astype(np.float64) + result.priors, -1.0)
-        return int(np.argmax(score))
+            self.play(decision.action, color)
+        return self.vertex(decision.action)
 
     def analyse(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
                 stop: Callable[[], bool] | None = None,
                 progress: Callable[[Search], None] | None = None) -> SearchResult:
         """A search of the current position with ``color`` to move (analysis commands)."""
-        game = self.game if self.game.to_play == color else self.game.with_side_to_move(color)
+        game = Player.for_color(self.game, color)
         if visits is None and seconds is None:
             visits, seconds = self.config.player.visits, self.config.player.seconds
         return self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
@@ -327,18 +302,7 @@ class EngineState:
         """``(alive, dead)`` chains of the current position, from the ownership estimate."""
         return stone_status(self.game, self.ownership())
 
-
-def replay_under(game: Game, rules: Rules) -> Game:
-    """The same setup and moves under other rules (komi); raises if a move became illegal."""
-    fresh = Game(rules)
-    black = [m.action for m in game.setup_stones if m.color == Color.BLACK]
-    white = [m.action for m in game.setup_stones if m.color == Color.WHITE]
-    start = game.moves[0].color if game.moves else game.to_play
-    if game.handicap:
-        fresh.place_handicap(black)
-    elif game.setup_stones or start != fresh.to_play:
-        fresh.setup(black=black, white=white, to_play=start)
-    for move in game.moves:
-        fresh.play(move.action, move.color)
-    return fresh
+    def dead_stones(self) -> list[int]:
+        """The stones of the chains :meth:`stone_status` calls dead, as actions."""
+        return [action for chain in self.stone_status()[1] for action in chain]
 

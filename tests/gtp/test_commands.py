@@ -132,6 +132,19 @@ def test_play_after_two_passes_goes_on() -> None:
     assert out[4].count("O") == 1 and out[4].count("X") == 1
 
 
+def test_going_on_after_two_passes_keeps_the_game(tmp_path: Path) -> None:
+    """The moves before the passes stay: genmove goes on too, the game prints and loads whole, and undo goes
+    back through the passes."""
+    target = tmp_path / "on.sgf"
+    out = answers(f"play b E5\nplay w pass\nplay b pass\ngenmove w\nprintsgf {target}\nloadsgf {target}\n"
+                  "showboard\nundo\nundo\nshowboard\n", size=9)
+    assert VERTEX.match(out[3]) and out[3] not in ("pass", "resign")
+    assert out[4:6] == ["", ""]
+    assert "black to play, 4 moves played" in out[6] and out[6].count("O") == 1
+    assert out[7:9] == ["", ""]
+    assert "black to play, 2 moves played" in out[9] and out[9].count("X") == 1 and out[9].count("O") == 0
+
+
 def test_final_status_list_in_gomoku_is_every_stone() -> None:
     out = answers("play b A1\nplay w B2\nfinal_status_list alive\nfinal_status_list dead\n", game="gomoku", size=7)
     assert out[2].split("\n") == ["B2", "A1"] and out[3] == ""
