@@ -22,19 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
-from gtp.protocol import (
-    MAX_LINE_BYTES,
-    UNKNOWN_COMMAND,
-    Command,
-    GtpError,
-    decode_line,
-    failure,
-    is_interrupt,
-    leading_id,
-    parse_line,
-    stream_header,
-    success,
-)
+from gtp import protocol
 from gtp.registry import Registry, Request, Stream
 
 __all__ = ["Context", "Session"]
@@ -84,13 +72,13 @@ class Session:
         """Reader thread: raw lines to the queue (numbered), interrupts noted at once."""
         try:
             while True:
-                raw = self._stdin.readline(MAX_LINE_BYTES + 1)
+                raw = self._stdin.readline(protocol.MAX_LINE_BYTES + 1)
                 if not raw:
                     break
-                if len(raw) > MAX_LINE_BYTES:
+                if len(raw) > protocol.MAX_LINE_BYTES:
                     self._skip_rest(raw)
                 self._lines_read += 1
-                if is_interrupt(raw[:64].decode("utf-8", "replace")):
+                if protocol.is_interrupt(raw[:64].decode("utf-8", "replace")):
                     self._interrupted_upto = self._lines_read
                     continue
                 self._queue.put((self._lines_read, raw))
@@ -101,7 +89,7 @@ class Session:
     def _skip_rest(self, raw: bytes) -> None:
         """Discard the rest of an over-long line (it is answered as too long, whatever it holds)."""
         while raw and not raw.endswith(b"\n"):
-            raw = self._stdin.readline(MAX_LINE_BYTES + 1)
+            raw = self._stdin.readline(protocol.MAX_LINE_BYTES + 1)
 
     # ------------------------------------------------------------- writing
     def _write(self, text: str) -> None:
@@ -127,18 +115,18 @@ class Session:
     def _handle_line(self, seq: int, raw: bytes) -> object:
         """Run one input line; the next queue item to handle (_EOF after ``quit``)."""
         try:
-            command = parse_line(decode_line(raw))
-        except GtpError as exc:
-            self._write(failure(leading_id(raw), exc.message))
+            command = protocol.parse_line(protocol.decode_line(raw))
+        except protocol.GtpError as exc:
+            self._write(protocol.failure(protocol.leading_id(raw), exc.message))
             return self._queue.get()
         if command is None:
             return self._queue.get()
         return self._dispatch(command, seq)
 
-    def _dispatch(self, command: Command, seq: int) -> object:
+    def _dispatch(self, command: protocol.Command, seq: int) -> object:
         spec = self.registry.get(command.name)
         if spec is None:
-            self._write(failure(command.id, UNKNOWN_COMMAND))
+            self._write(protocol.failure(command.id, protocol.UNKNOWN_COMMAND))
             return self._queue.get()
         request = Request(command.args, interrupted=lambda: self._interrupted_upto >= seq)
         snapshot = None
@@ -152,13 +140,13 @@ class Session:
             return self._queue.get()
         if isinstance(reply, Stream):
             return self._stream(command, reply, request)
-        self._write(success(command.id, reply))
+        self._write(protocol.success(command.id, reply))
         return _EOF if command.name == "quit" else self._queue.get()
 
-    def _fail(self, command: Command, exc: Exception, snapshot: object) -> None:
+    def _fail(self, command: protocol.Command, exc: Exception, snapshot: object) -> None:
         if snapshot is not None:
             self.context.restore(snapshot)
-        if isinstance(exc, GtpError):
+        if isinstance(exc, protocol.GtpError):
             message = exc.message
             log.debug("%s failed: %s", command.name, message)
         else:
@@ -169,10 +157,10 @@ class Session:
             else:
                 log.info("%s failed: %s", command.name, exc)
                 message = known
-        self._write(failure(command.id, message))
+        self._write(protocol.failure(command.id, message))
 
     # ----------------------------------------------------------- streaming
-    def _stream(self, command: Command, stream: Stream, request: Request) -> object:
+    def _stream(self, command: protocol.Command, stream: Stream, request: Request) -> object:
         """Run a streamed response; return the queue item that ended it (or the next one)."""
         stop = threading.Event()
         final: list[str | None] = [None]
@@ -188,7 +176,7 @@ class Session:
             except Exception:  # noqa: BLE001 -- the header is out; log and end the response
                 log.exception("%s failed while streaming", command.name)
 
-        self._write(stream_header(command.id))
+        self._write(protocol.stream_header(command.id))
         worker = threading.Thread(target=work, name=f"gtp-{command.name}", daemon=True)
         worker.start()
         if stream.until_next_line:
