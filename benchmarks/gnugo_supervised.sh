@@ -22,9 +22,9 @@ HEADS=${HEADS:-pooled}        # size-independent heads: the result is the bundle
 mkdir -p "$WORK"
 
 t0=$(date +%s)
-python -m training.gnugo_games "$WORK/sgf/train" --games "$GAMES" --size 9 --level "$LEVEL" --jobs 2 --seed 1 \
+engine gnugo-games "$WORK/sgf/train" --games "$GAMES" --size 9 --level "$LEVEL" --jobs 2 --seed 1 \
     --random-moves "$RANDOM_MOVES"
-python -m training.gnugo_games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --size 9 --level "$LEVEL" --jobs 2 \
+engine gnugo-games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --size 9 --level "$LEVEL" --jobs 2 \
     --seed 2 --random-moves "$RANDOM_MOVES"
 t1=$(date +%s)
 

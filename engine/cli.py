@@ -52,7 +52,8 @@ class LazyGroup(click.Group):
                    "bootstrap": "training.cli:bootstrap_command", "selfplay": "training.cli:selfplay_command",
                    "gather": "training.cli:gather_command", "train": "training.cli:train_command",
                    "validate": "training.cli:validate_command", "evaluate": "training.cli:evaluate_command",
-                   "loop": "training.cli:loop_command"},
+                   "loop": "training.cli:loop_command", "match": "training.cli:match_command",
+                   "gnugo-games": "training.cli:gnugo_games_command"},
              summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
                         "gtp": "Speak GTP on stdin/stdout (Sabaki, Lizzie, GoGui, match tools).",
                         "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout.",
@@ -62,7 +63,9 @@ class LazyGroup(click.Group):
                         "train": "Train a network on chunks; resumable checkpoints, TensorBoard scalars.",
                         "validate": "Policy loss, top-1 accuracy and value MSE on held-out chunks.",
                         "evaluate": "Play two models (or baselines) against each other: win rate and Elo.",
-                        "loop": "Self-play, gather, train, gate and rate, generation after generation."})
+                        "loop": "Self-play, gather, train, gate and rate, generation after generation.",
+                        "match": "Play two GTP engines against each other, refereed by the rules core.",
+                        "gnugo-games": "Write GNU Go self-play games as SGF (supervised training data)."})
 @click.version_option(package_name="engine", prog_name="engine")
 def main() -> None:
     """An AlphaZero-style engine for Go and Gomoku."""

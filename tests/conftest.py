@@ -1,12 +1,13 @@
-"""Shared pytest configuration: hypothesis profiles and the gnugo finder."""
+"""Shared pytest configuration: hypothesis profiles and the ``gnugo_path`` fixture."""
 
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from training.gtp_client import find_gnugo
 
 settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -14,11 +15,6 @@ settings.register_profile("dev", max_examples=100, deadline=None, suppress_healt
 settings.register_profile("nojit", max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE",
                                      "nojit" if os.environ.get("NUMBA_DISABLE_JIT") == "1" else "ci"))
-
-
-def find_gnugo() -> str | None:
-    """Path of the gnugo binary (Debian installs it under /usr/games)."""
-    return shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games:/usr/local/games")
 
 
 @pytest.fixture(scope="session")

@@ -65,3 +65,11 @@ def test_network_benchmarks_run_a_small_network_on_the_threads_asked(words: list
     finally:
         torch.set_num_threads(before)
     assert figures["threads"] == 1 and figures["net"] == "b1c8" and figures["size"] == 5
+
+
+def test_games_between_gtp_engines_are_engine_commands() -> None:
+    listing = CliRunner().invoke(main, ["--help"]).output
+    assert "match" in listing and "gnugo-games" in listing
+    for words, promise in ((["match"], "ENGINE_A ENGINE_B"), (["gnugo-games"], "OUT_DIR")):
+        result = CliRunner().invoke(main, [*words, "--help"])
+        assert result.exit_code == 0 and promise in result.output and "--timeout" in result.output

@@ -1,4 +1,5 @@
-"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | evaluate | loop``.
+"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | evaluate | loop``,
+and games between GTP engines: ``engine match | gnugo-games``.
 
 Each command builds the frozen configs of the library it calls, calls one
 function, and reports: progress bars (tqdm) and notes on stderr, the result
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import click
 from engine.bench.timing import runtime_options
 
 __all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
-           "evaluate_command", "loop_command"]
+           "evaluate_command", "loop_command", "match_command", "gnugo_games_command"]
 
 _GAMES = click.Choice(["go", "gomoku"])
 
@@ -403,3 +405,81 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, **settings: Any) -
         raise _fail(error) from error
     click.echo(f"{len(state['history']) - 1} generations in {run_dir}; best model {state['best']}; "
                f"ratings in {Path(run_dir) / 'ratings.md'}")
+
+
+# ------------------------------------------------------------ GTP engines
+def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--size and --komi of games between GTP engines (Chinese rules)."""
+    command = click.option("--komi", type=float, default=7.0, show_default=True)(command)
+    return click.option("--size", type=click.IntRange(5, 19), default=9, show_default=True)(command)
+
+
+@click.command("match")
+@click.argument("engine_a")
+@click.argument("engine_b")
+@click.option("--games", type=click.IntRange(1), default=20, show_default=True)
+@_go_board
+@click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
+              help="Uniformly random opening moves, so that deterministic engines play different games.")
+@click.option("--scorer", type=click.Choice(["a", "b"]), default="b", show_default=True,
+              help="Whose final_score decides games that end by passing.")
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
+              help="Seconds an engine may take over one command before it counts as hung.")
+@click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def match_command(engine_a: str, engine_b: str, games: int, size: int, komi: float, random_moves: int, scorer: str,
+                  timeout: float, sgf_dir: str | None, seed: int, as_json: bool) -> None:
+    """Play ENGINE_A against ENGINE_B (two GTP command lines) under Chinese rules: A's win rate and Elo.
+
+    Every move is checked by the rules core; an engine that plays an illegal move,
+    refuses a command or hangs ends the match with an error naming it.
+    """
+    from tqdm import tqdm
+
+    from engine import EngineError, Rules
+    from training.gtp_games import GtpMatchConfig, play_gtp_match
+
+    try:
+        config = GtpMatchConfig(games, Rules.go(size, "chinese", komi=komi), random_moves, scorer, timeout, seed)
+        with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
+            def on_game(result: Any) -> None:
+                bar.update(1)
+                bar.set_postfix_str(f"A {result.wins}-{result.losses}")
+            result = play_gtp_match(engine_a, engine_b, config, sgf_dir, on_game)
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit({"rules": str(config.rules), **result.to_dict()}, as_json, result.describe())
+
+
+@click.command("gnugo-games")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games the folder should hold (those already there are kept).")
+@_go_board
+@click.option("--level", type=click.IntRange(0, 10), default=1, show_default=True, help="GNU Go's strength.")
+@click.option("--random-moves", type=click.IntRange(0), default=4, show_default=True)
+@click.option("--jobs", type=click.IntRange(1), default=2, show_default=True, help="GNU Go processes.")
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
+              help="Seconds GNU Go may take over one command before it counts as hung.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--gnugo", "binary", default=None, help="Path of gnugo [default: found on PATH or /usr/games].")
+def gnugo_games_command(out_dir: str, games: int, size: int, komi: float, level: int, random_moves: int, jobs: int,
+                        timeout: float, seed: int, binary: str | None) -> None:
+    """Write GNU Go self-play games as SGF files into OUT_DIR (resumable: games already there are kept)."""
+    from tqdm import tqdm
+
+    from engine import EngineError, Rules
+    from training.gnugo_games import GnuGoGamesConfig, missing_games, write_gnugo_games
+    from training.gtp_client import find_gnugo
+
+    binary = binary or find_gnugo()
+    if binary is None:
+        raise click.ClickException("gnugo is not installed (apt-get install gnugo)")
+    config = GnuGoGamesConfig(games, Rules.go(size, "chinese", komi=komi), level, random_moves, jobs, seed, timeout)
+    try:
+        with tqdm(total=len(missing_games(out_dir, config)), desc="GNU Go games", unit="game", file=sys.stderr) as bar:
+            summary = write_gnugo_games(out_dir, binary, config, bar.update)
+    except (EngineError, OSError) as error:
+        raise _fail(error) from error
+    click.echo(summary.describe(out_dir))

@@ -1,7 +1,9 @@
-"""Games between GTP engines: GNU Go self-play data, matches, and engines that misbehave."""
+"""Games between GTP engines: GNU Go self-play data, matches, and engines that misbehave or hang."""
 
 from __future__ import annotations
 
+import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -9,33 +11,41 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from engine.cli import main
 from engine.core.rules import Rules
 from engine.formats.sgf import load_sgf
-from training.gnugo_games import gnugo
-from training.gnugo_games import main as gnugo_games_main
-from training.gtp_games import GtpEngine, GtpEngineError, play_game
-from training.gtp_games import main as gtp_match_main
+from training.gtp_client import GTPClient, GTPEngineError, GTPError, gnugo_argv
+from training.gtp_games import play_game
 
-# A GTP engine that answers every genmove with C3, legal once and then occupied.
-STUBBORN = [sys.executable, "-c", (
-    "import sys\n"
-    "for line in sys.stdin:\n"
-    "    word = line.split()[0] if line.split() else ''\n"
-    "    print('= C3' if word == 'genmove' else '=', end='\\n\\n', flush=True)\n"
-    "    if word == 'quit': break\n")]
+
+def _fake_engine(genmove: str) -> list[str]:
+    """A GTP engine that answers ``=`` to everything and ``genmove`` with ``genmove`` (Python code run there)."""
+    return [sys.executable, "-c", (
+        "import sys, time\n"
+        "for line in sys.stdin:\n"
+        "    word = line.split()[0] if line.split() else ''\n"
+        f"    answer = ({genmove}) if word == 'genmove' else '='\n"
+        "    print(answer, end='\\n\\n', flush=True)\n"
+        "    if word == 'quit': break\n")]
+
+
+STUBBORN = _fake_engine("'= C3'")  # legal once, then occupied
+HUNG = _fake_engine("time.sleep(60)")
 
 
 @pytest.mark.gnugo
 def test_gnugo_self_play_games_are_legal_scored_and_resumable(gnugo_path: str, tmp_path: Path) -> None:
-    args = [str(tmp_path), "--games", "2", "--size", "5", "--level", "0", "--jobs", "1", "--gnugo", gnugo_path]
-    result = CliRunner().invoke(gnugo_games_main, args)
+    args = ["gnugo-games", str(tmp_path), "--games", "2", "--size", "5", "--level", "0", "--jobs", "1",
+            "--gnugo", gnugo_path]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     files = sorted(tmp_path.glob("gnugo-0-*.sgf"))
     assert [path.name for path in files] == ["gnugo-0-000000.sgf", "gnugo-0-000001.sgf"]
     for path in files:
         record = load_sgf(path.read_text())
         assert len(record.moves) >= 4 and record.result is not None
-    again = CliRunner().invoke(gnugo_games_main, args)
+        assert record.black_name == "GNU Go level 0"
+    again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "0 games written" in again.output and "2 were there" in again.output
 
 
@@ -43,33 +53,35 @@ def test_gnugo_self_play_games_are_legal_scored_and_resumable(gnugo_path: str, t
 def test_a_match_between_two_gtp_engines_counts_both_colours(gnugo_path: str, tmp_path: Path) -> None:
     engine_a = f"{gnugo_path} --mode gtp --level 0"
     engine_b = f"{sys.executable} -c 'from engine.cli import main; main()' gtp --model uniform --visits 4"
-    result = CliRunner().invoke(gtp_match_main, [engine_a, engine_b, "--games", "2", "--size", "5",
-                                                 "--sgf-dir", str(tmp_path)])
+    result = CliRunner().invoke(main, ["match", engine_a, engine_b, "--games", "2", "--size", "5",
+                                       "--sgf-dir", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
-    assert "in 2 games" in result.output and "/1 wins as black" in result.output
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 2 and summary["a_black_games"] == 1 and summary["rules"].startswith("chinese")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["game-0001.sgf", "game-0002.sgf"]
 
 
+def test_a_hung_engine_ends_the_match_at_its_timeout() -> None:
+    result = CliRunner().invoke(main, ["match", shlex.join(HUNG), shlex.join(STUBBORN), "--games", "1", "--size", "5",
+                                       "--timeout", "0.5"])
+    assert result.exit_code == 1
+    assert "A gave no answer to 'genmove B' within 0.5 s" in result.output
+
+
 def test_an_illegal_move_from_an_engine_names_it() -> None:
-    stubborn = GtpEngine(STUBBORN, "stubborn")
-    try:
-        with pytest.raises(GtpEngineError, match="stubborn played 'c3' as"):
+    with GTPClient(STUBBORN, name="stubborn") as stubborn:
+        with pytest.raises(GTPEngineError, match="stubborn played 'c3' as"):
             play_game(stubborn, stubborn, Rules.go(5, "chinese"), 0, np.random.default_rng(0))
-    finally:
-        stubborn.close()
 
 
 def test_an_engine_that_cannot_start_is_a_clear_error() -> None:
-    with pytest.raises(GtpEngineError, match="cannot start"):
-        GtpEngine(["/no/such/engine", "--mode", "gtp"])
+    with pytest.raises(GTPEngineError, match="cannot start"):
+        GTPClient(["/no/such/engine", "--mode", "gtp"])
 
 
 @pytest.mark.gnugo
 def test_gnugo_refusing_a_command_is_reported(gnugo_path: str) -> None:
-    engine = gnugo(gnugo_path, 0, 1)
-    try:
-        with pytest.raises(GtpEngineError, match="refused 'boardsize 99'"):
+    with GTPClient(gnugo_argv(gnugo_path, "--seed", "1")) as engine:
+        with pytest.raises(GTPError, match="gnugo refused 'boardsize 99'"):
             engine.send("boardsize 99")
         assert engine.send("boardsize 5") == ""
-    finally:
-        engine.close()
