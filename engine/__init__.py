@@ -108,6 +108,7 @@ _HOMES = {
     # engine.atomic
     "atomic_path": "engine.atomic",
     "read_json": "engine.atomic",
+    "utc_timestamp": "engine.atomic",
     "write_bytes": "engine.atomic",
     "write_json": "engine.atomic",
     "write_text": "engine.atomic",

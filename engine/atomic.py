@@ -12,6 +12,7 @@ so directory listings that look for ``*.npz`` or ``*.game.json.gz`` skip them.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import tempfile
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_path", "write_bytes", "write_text", "write_json", "read_json"]
+__all__ = ["atomic_path", "write_bytes", "write_text", "write_json", "read_json", "utc_timestamp"]
 
 
 @contextlib.contextmanager
@@ -70,3 +71,9 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     """The JSON content of ``path`` (ValueError or OSError on failure, for the caller to name)."""
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def utc_timestamp() -> str:
+    """Now in UTC to the second, ISO 8601 (``2026-01-31T12:00:00+00:00``): the ``created`` time that
+    model files and game records carry."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import Color, Outcome, Rules, RulesError, write_bytes
+from engine import Color, Outcome, Rules, RulesError, utc_timestamp, write_bytes
 from training.errors import RecordFormatError
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord", "write_record", "read_record",
@@ -46,10 +46,6 @@ __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord",
 RECORD_FORMAT = "engine-game"
 RECORD_VERSION = 1
 RECORD_SUFFIX = ".game.json.gz"
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -67,7 +63,7 @@ class SelfPlayRecord:
     would_resign: str | None = None
     readouts: int = 0
     cheap_readouts: int = 0
-    created: str = field(default_factory=_now)
+    created: str = field(default_factory=utc_timestamp)
 
     def __post_init__(self) -> None:
         moves = len(self.actions)

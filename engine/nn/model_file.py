@@ -22,7 +22,6 @@ running statistics). Files are named :func:`model_name` + ``.safetensors``
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import zlib
@@ -32,7 +31,7 @@ from typing import Any
 
 import torch
 
-from engine.atomic import atomic_path
+from engine.atomic import atomic_path, utc_timestamp
 from engine.core.types import EngineError
 from engine.nn.net import NetConfig, PolicyValueNet
 
@@ -54,10 +53,6 @@ def model_name(generation: int, config: NetConfig) -> str:
     return f"{int(generation):06d}-{config.name}"
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
 @dataclass(frozen=True)
 class ModelInfo:
     """What a model file says about its network. ``board_size`` is None for size-independent nets."""
@@ -68,7 +63,7 @@ class ModelInfo:
     config: NetConfig
     generation: int = 0
     training_steps: int = 0
-    created: str = field(default_factory=_now)
+    created: str = field(default_factory=utc_timestamp)
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self) -> None:
@@ -125,7 +120,7 @@ class Model:
 
     def with_generation(self, generation: int, training_steps: int) -> "Model":
         """The same network described as a later generation (for saving after training)."""
-        info = replace(self.info, generation=generation, training_steps=training_steps, created=_now())
+        info = replace(self.info, generation=generation, training_steps=training_steps, created=utc_timestamp())
         return Model(self.net, info, None)
 
 
