@@ -1,4 +1,5 @@
-"""Training: self-play, SGF import, chunks, train, validate, evaluate and the loop that joins them.
+"""Training: self-play, SGF import, chunks, train, validate, evaluate and the loop that joins them;
+games between GTP engines (matches, GNU Go's data) through one GTP client.
 
 ::
 
@@ -25,7 +26,8 @@ __all__ = [
     "ChunkInfo", "Samples", "read_chunk", "load_samples",
     "TrainConfig", "TrainResult", "ValidationResult",
     "MatchConfig", "MatchResult", "make_agent", "play_match", "RolloutEvaluator",
-    "LoopConfig", "run_loop",
+    "LoopConfig", "run_loop", "replace_paths",
+    "GTPClient", "find_gnugo", "GtpMatchConfig", "play_gtp_match", "GnuGoGamesConfig", "write_gnugo_games",
     "TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError",
 ]
 
@@ -39,6 +41,9 @@ _HOMES = {
     "TrainConfig": "train", "TrainResult": "train", "ValidationResult": "validate",
     "MatchConfig": "match", "MatchResult": "match", "make_agent": "match", "play_match": "match",
     "RolloutEvaluator": "baselines", "LoopConfig": "loop", "run_loop": "loop",
+    "replace_paths": "settings", "GTPClient": "gtp_client", "find_gnugo": "gtp_client",
+    "GtpMatchConfig": "gtp_games", "play_gtp_match": "gtp_games", "GnuGoGamesConfig": "gnugo_games",
+    "write_gnugo_games": "gnugo_games",
     "TrainingError": "errors", "RecordFormatError": "errors", "ChunkFormatError": "errors",
     "CheckpointError": "errors", "RunStateError": "errors",
 }
