@@ -39,9 +39,6 @@ _HOMES = {
     "action_to_sgf": "engine.core.coords",
     "gtp_to_action": "engine.core.coords",
     "sgf_to_action": "engine.core.coords",
-    # engine.core.board
-    "TO_PLAY": "engine.core.board",
-    "geometry": "engine.core.board",
     # engine.core.position
     "Position": "engine.core.position",
     "PositionBatch": "engine.core.position",
@@ -52,12 +49,6 @@ _HOMES = {
     "HandicapError": "engine.core.handicap",
     "fixed_handicap": "engine.core.handicap",
     "free_handicap": "engine.core.handicap",
-    # engine.core.rules_kernels
-    "pack_rules": "engine.core.rules_kernels",
-    "terminal_value": "engine.core.rules_kernels",
-    # engine.core.playout
-    "random_playout": "engine.core.playout",
-    "seed_kernels": "engine.core.playout",
     # engine.core.ownership
     "DEFAULT_PLAYOUTS": "engine.core.ownership",
     "playout_ownership": "engine.core.ownership",
@@ -71,9 +62,7 @@ _HOMES = {
     "to_diagram": "engine.formats.diagram",
     # engine.search.evaluator
     "Evaluator": "engine.search.evaluator",
-    "Positions": "engine.search.evaluator",
-    "UniformEvaluator": "engine.search.evaluator",
-    "legal_masks": "engine.search.evaluator",
+    "RolloutEvaluator": "engine.search.evaluator",
     # engine.search.mcts
     "Search": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",

@@ -30,12 +30,13 @@ from engine import (
     Outcome,
     Player,
     PlayerConfig,
+    RolloutEvaluator,
     Rules,
     SearchConfig,
     dump_sgf,
     write_text,
 )
-from training.baselines import RolloutEvaluator, random_move
+from training.baselines import random_move
 from training.batching import SearchJob, play_in_flight
 from training.selfplay import search_comment
 from training.stats import elo_difference, elo_interval, signed, wilson_interval

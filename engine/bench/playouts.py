@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.core.board import PASS_POINT, geometry
+from engine.core.dispatch import pack_rules
 from engine.core.game import Game
-from engine.core.playout import random_playout, run_playouts, seed_kernels
+from engine.core.playout import random_playout, run_playouts
 from engine.core.position import Position
+from engine.core.rng import new_rng
 from engine.core.rules import Rules
-from engine.core.rules_kernels import pack_rules
 
 __all__ = ["PlayoutBench"]
 
@@ -20,10 +21,11 @@ _CHUNK = {"go": 4, "gomoku": 16}
 
 @dataclass
 class PlayoutBench:
-    """Random playouts from the empty board under fixed rules."""
+    """Random playouts from the empty board under fixed rules, drawing from ``rng`` (``new_rng``)."""
 
     rules: Rules
     start: Position
+    rng: np.ndarray
     lengths: list[int] = field(default_factory=list)
     games: list[list[int]] = field(default_factory=list)
 
@@ -33,13 +35,12 @@ class PlayoutBench:
             rules = Rules.go(size or 9, preset or "japanese")
         else:
             rules = Rules.gomoku(size or 15, variant=preset or "freestyle")
-        seed_kernels(seed)
-        return cls(rules, Position(rules))
+        return cls(rules, Position(rules), new_rng(seed))
 
     def _playouts(self, count: int) -> int:
         geo, start = geometry(self.rules.size), self.start
         return run_playouts(start.cells, start.info, geo.zobrist, geo.width, geo.action_point,
-                            pack_rules(self.rules), count)
+                            pack_rules(self.rules), count, self.rng)
 
     def record_game(self) -> list[int]:
         """One random game as a list of actions (compiled playout, recorded)."""
@@ -48,7 +49,7 @@ class PlayoutBench:
         empties = np.empty(rules.num_points, dtype=np.int64)
         record = np.empty(rules.move_cap, dtype=np.int64)
         n = random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point,
-                           pack_rules(rules), False, empties, record)
+                           pack_rules(rules), False, self.rng, empties, record)
         points = record[:n]
         actions = np.where(points == PASS_POINT, rules.pass_action, geo.point_action[points])
         return [int(a) for a in actions]

@@ -2,7 +2,8 @@
 
 Types and rules (``types``, ``rules``, ``coords``), the padded board and its
 kernels (``board``, ``go``, ``gomoku``, ``scoring``), the one packed-spec
-dispatch that compiled callers use (``rules_kernels``), the Python-facing state
-(``position``, ``game``, ``handicap``) and random playouts (``playout``,
+dispatch between the games that Position, the search and the playouts all call
+(``dispatch``), the Python-facing state (``position``, ``game``, ``handicap``),
+the kernels' random state (``rng``) and random playouts (``playout``,
 ``ownership``). Nothing here imports any other layer.
 """

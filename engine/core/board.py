@@ -31,7 +31,8 @@ from engine.core.types import BLACK, EMPTY, WALL
 __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HISTORY", "HISTORY_LEN",
            "ROWS", "INFO_LEN", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",
            "LAST", "HASH", "RING", "WINNER", "PASS_POINT", "LEGAL", "OCCUPIED", "SUICIDE",
-           "KO_RECAPTURE", "FORBIDDEN", "new_info", "record_move", "put_stone", "line_length"]
+           "KO_RECAPTURE", "FORBIDDEN", "NO_PASS", "GAME_OVER", "new_info", "record_move", "put_stone",
+           "line_length"]
 
 STONES, HEAD, NEXT, LIBS, SIZE, HISTORY = 0, 1, 2, 3, 4, 5
 HISTORY_LEN = 8
@@ -138,3 +139,5 @@ OCCUPIED = 1
 SUICIDE = 2
 KO_RECAPTURE = 3
 FORBIDDEN = 4
+NO_PASS = 5  # Gomoku has no pass
+GAME_OVER = 6

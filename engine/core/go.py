@@ -1,4 +1,4 @@
-"""Go kernels: legality, playing a move with exact incremental liberties, scoring.
+"""Go kernels: legality, playing a move with exact incremental liberties, the hash after a move.
 
 Chains are circular lists (``cells[NEXT]``) with a head (``cells[HEAD]``) that
 holds the chain's exact liberty count and size. Placing a stone decrements
@@ -13,8 +13,6 @@ All functions take the padded board width ``W`` and points, not actions; see
 
 from __future__ import annotations
 
-import numpy as np
-
 from engine.core.board import (
     CAPTURED_BLACK,
     HASH,
@@ -24,26 +22,21 @@ from engine.core.board import (
     KO_RECAPTURE,
     LEGAL,
     LIBS,
-    MOVES,
     NEXT,
     OCCUPIED,
     PASS_POINT,
-    PASSES,
     RING,
     SIZE,
     STONES,
     SUICIDE,
     TO_PLAY,
-    geometry,
     put_stone,
     record_move,
 )
 from engine.core.jit import njit
-from engine.core.rules import Rules
-from engine.core.scoring import score
-from engine.core.types import BLACK, EMPTY, WHITE, Outcome
+from engine.core.types import BLACK, EMPTY, WHITE
 
-__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "GoLogic"]
+__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask"]
 
 
 @njit(cache=True)
@@ -178,7 +171,7 @@ def _legal_without_liberty(stones, head, libs, W, point, color, suicide_allowed)
     return suicide_allowed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def go_check(cells, info, W, point, color, suicide_allowed):
     """Verdict for ``color`` playing at ``point`` under simple ko (superko is the Game's)."""
     stones = cells[STONES]
@@ -326,32 +319,3 @@ def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
             mask[a] = _legal_without_liberty(stones, head, libs, W, p, color, suicide_allowed)
     mask[n] = True
 
-
-class GoLogic:
-    """Go's answers to the questions a Position asks: legality, playing, the end, the result."""
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.geo = geometry(rules.size)
-        self.suicide = bool(rules.suicide)
-
-    def check(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> int:
-        return go_check(cells, info, self.geo.width, point, color, self.suicide)
-
-    def play(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
-        go_play(cells, info, self.geo.zobrist, self.geo.width, point, color)
-
-    def place(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
-        go_place_setup(cells, info, self.geo.zobrist, self.geo.width, point, color)
-
-    def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
-        go_legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.suicide, mask)
-
-    def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
-        return bool(info[PASSES] >= 2 or info[MOVES] >= self.rules.move_cap)
-
-    def outcome(self, cells: np.ndarray, info: np.ndarray) -> Outcome | None:
-        if not self.is_over(cells, info):
-            return None
-        lead = score(cells, info, self.rules.size, self.rules.komi, self.rules.scoring)
-        return Outcome.from_lead(lead)

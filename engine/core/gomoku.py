@@ -14,28 +14,12 @@ it reaches the winning length:
 
 from __future__ import annotations
 
-import numpy as np
-
-from engine.core.board import (
-    FORBIDDEN,
-    HISTORY,
-    LEGAL,
-    MOVES,
-    OCCUPIED,
-    RING,
-    STONES,
-    WINNER,
-    geometry,
-    line_length,
-    put_stone,
-    record_move,
-)
+from engine.core.board import FORBIDDEN, LEGAL, OCCUPIED, STONES, WINNER, line_length, put_stone, record_move
 from engine.core.jit import njit
-from engine.core.rules import Rules
-from engine.core.types import BLACK, EMPTY, WALL, WHITE, Color, Outcome
+from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
-           "gomoku_legal_mask", "renju_forbidden", "is_winning_line", "GomokuLogic"]
+           "gomoku_legal_mask", "renju_forbidden", "is_winning_line"]
 
 FREESTYLE, STANDARD, RENJU = 0, 1, 2
 VARIANT_CODES = {"freestyle": FREESTYLE, "standard": STANDARD, "renju": RENJU}
@@ -148,7 +132,7 @@ def renju_forbidden(stones, W, p, k, depth):
     return threes >= 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gomoku_check(cells, info, W, point, color, k, variant):
     """Verdict for ``color`` at ``point``: occupied, forbidden for black under renju, or legal."""
     stones = cells[STONES]
@@ -186,37 +170,3 @@ def gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask):
         mask[a] = (not over) and stones[p] == EMPTY and not (renju_black and renju_forbidden(stones, W, p, k, 0))
     mask[n] = False
 
-
-class GomokuLogic:
-    """Gomoku's answers to the questions a Position asks: legality, playing, the end, the result."""
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.geo = geometry(rules.size)
-        self.k = rules.win_length
-        self.variant = VARIANT_CODES[rules.variant]
-
-    def check(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> int:
-        return gomoku_check(cells, info, self.geo.width, point, color, self.k, self.variant)
-
-    def play(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
-        gomoku_play(cells, info, self.geo.zobrist, self.geo.width, point, color, self.k, self.variant)
-
-    def place(self, cells: np.ndarray, info: np.ndarray, point: int, color: int) -> None:
-        put_stone(cells, info, self.geo.zobrist, point, color)
-        cells[HISTORY + info[RING]] = cells[STONES]  # the current board is the ring's newest entry, as in Go
-
-    def legal_mask(self, cells: np.ndarray, info: np.ndarray, color: int, mask: np.ndarray) -> None:
-        gomoku_legal_mask(cells, info, self.geo.width, self.geo.action_point, color, self.k, self.variant, mask)
-
-    def is_over(self, cells: np.ndarray, info: np.ndarray) -> bool:
-        if info[WINNER] != 0 or info[MOVES] >= self.rules.move_cap:
-            return True
-        return not bool((cells[STONES] == EMPTY).any())  # walls are never EMPTY
-
-    def outcome(self, cells: np.ndarray, info: np.ndarray) -> Outcome | None:
-        if info[WINNER] != 0:
-            return Outcome(Color(int(info[WINNER])), None, "five")
-        if self.is_over(cells, info):
-            return Outcome(None, 0.0, "full-board")
-        return None

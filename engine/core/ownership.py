@@ -21,10 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.board import HEAD, MOVES, PASSES, STONES, geometry
+from engine.core.dispatch import MOVE_CAP, pack_rules
 from engine.core.jit import njit
-from engine.core.playout import random_playout, seed_kernels
+from engine.core.playout import random_playout
 from engine.core.position import Position
-from engine.core.rules_kernels import MOVE_CAP, pack_rules
+from engine.core.rng import new_rng
 from engine.core.scoring import region_owners
 from engine.core.types import BLACK, EMPTY, WHITE
 
@@ -34,7 +35,7 @@ DEFAULT_PLAYOUTS = 400
 
 
 @njit(cache=True)
-def _ownership_sum(start_cells, start_info, zobrist, W, action_point, spec, count, total):
+def _ownership_sum(start_cells, start_info, zobrist, W, action_point, spec, count, rng, total):
     """Add +1 (black) / -1 (white) per point and playout into ``total[N*N]``."""
     cells = start_cells.copy()
     info = start_info.copy()
@@ -43,7 +44,7 @@ def _ownership_sum(start_cells, start_info, zobrist, W, action_point, spec, coun
     for _ in range(count):
         cells[:, :] = start_cells
         info[:] = start_info
-        random_playout(cells, info, zobrist, W, action_point, spec, True, empties, record)
+        random_playout(cells, info, zobrist, W, action_point, spec, True, rng, empties, record)
         owners = region_owners(cells[STONES], W, action_point)
         for a in range(owners.shape[0]):
             if owners[a] == BLACK:
@@ -62,8 +63,8 @@ def _position_of(state: object) -> Position:
 def playout_ownership(state: object, playouts: int = DEFAULT_PLAYOUTS, seed: int | None = None) -> np.ndarray:
     """``float32[N*N]`` in [-1, 1]: mean final owner of each point from black's view (Go only).
 
-    ``state`` is a Game or a Position; ``seed`` seeds the compiled random
-    generator first (same seed, same estimate).
+    ``state`` is a Game or a Position; the playouts draw from a generator of
+    their own seeded with ``seed`` (same seed, same estimate; None: a fresh one).
     """
     position = _position_of(state)
     rules = position.rules
@@ -75,12 +76,11 @@ def playout_ownership(state: object, playouts: int = DEFAULT_PLAYOUTS, seed: int
     info = position.info.copy()
     info[PASSES] = 0
     info[MOVES] = 0
-    if seed is not None:
-        seed_kernels(seed)
     total = np.zeros(rules.num_points, dtype=np.int64)
     spec = pack_rules(rules)
     spec[MOVE_CAP] = 3 * rules.num_points  # counted from this position: its moves so far are reset above
-    _ownership_sum(position.cells, info, geo.zobrist, geo.width, geo.action_point, spec, int(playouts), total)
+    _ownership_sum(position.cells, info, geo.zobrist, geo.width, geo.action_point, spec, int(playouts),
+                   new_rng(seed), total)
     return (total / playouts).astype(np.float32)
 
 

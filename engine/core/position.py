@@ -9,6 +9,7 @@ from ``legal_mask`` or a verdict from ``check``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from engine.core.board import (
     CAPTURED_BLACK,
     FORBIDDEN,
+    GAME_OVER,
     HASH,
     HEAD,
     HISTORY,
@@ -26,6 +28,7 @@ from engine.core.board import (
     LEGAL,
     LIBS,
     MOVES,
+    NO_PASS,
     OCCUPIED,
     PASS_POINT,
     PASSES,
@@ -37,16 +40,22 @@ from engine.core.board import (
     geometry,
     new_info,
 )
-from engine.core.go import GoLogic
-from engine.core.gomoku import GomokuLogic
+from engine.core.dispatch import (
+    check_move,
+    fill_legal_mask,
+    game_result,
+    is_terminal,
+    pack_rules,
+    place_point,
+    play_point,
+)
 from engine.core.rules import Rules
 from engine.core.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
 
 __all__ = ["Position", "PositionBatch", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
 
-GAME_OVER = 5
-SUPERKO = 6
-NO_PASS = 7
+# Verdicts beyond the kernels' (``engine.core.board``): a Game checks superko, Python the action's range.
+SUPERKO = 7
 OFF_BOARD = 8
 
 REASONS = {
@@ -61,21 +70,25 @@ REASONS = {
 }
 
 
-def _logic_for(rules: Rules) -> GoLogic | GomokuLogic:
-    return GoLogic(rules) if rules.game == "go" else GomokuLogic(rules)
+# One packed spec per rules value, shared by every Position under those rules and never written.
+_packed_rules = functools.lru_cache(maxsize=None)(pack_rules)
 
 
 class Position:
-    """The state of a board. Copy with :meth:`copy`; copies share nothing mutable."""
+    """The state of a board. Copy with :meth:`copy`; copies share nothing mutable.
 
-    __slots__ = ("rules", "geo", "cells", "info", "_logic")
+    Every rules question goes to the kernels of :mod:`engine.core.dispatch` with
+    the rules packed once (``_spec``) and the komi.
+    """
 
-    def __init__(self, rules: Rules, _logic: GoLogic | GomokuLogic | None = None) -> None:
+    __slots__ = ("rules", "geo", "cells", "info", "_spec")
+
+    def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.geo = geometry(rules.size)
         self.cells = self.geo.empty_cells.copy()
         self.info = new_info()
-        self._logic = _logic if _logic is not None else _logic_for(rules)
+        self._spec = _packed_rules(rules)
 
     @classmethod
     def from_board(cls, rules: Rules, board: np.ndarray, to_play: int = BLACK) -> "Position":
@@ -102,7 +115,7 @@ class Position:
         position.geo = geometry(rules.size)
         position.cells = cells
         position.info = info
-        position._logic = _logic_for(rules)
+        position._spec = _packed_rules(rules)
         return position
 
     def copy(self) -> "Position":
@@ -111,7 +124,7 @@ class Position:
         other.geo = self.geo
         other.cells = self.cells.copy()
         other.info = self.info.copy()
-        other._logic = self._logic
+        other._spec = self._spec
         return other
 
     # ------------------------------------------------------------ properties
@@ -204,27 +217,24 @@ class Position:
             raise IllegalMoveError(str(action), REASONS[OFF_BOARD])
         return PASS_POINT if action == self.rules.num_points else int(self.geo.action_point[action])
 
+    def _color(self, color: int | None) -> int:
+        return int(self.info[TO_PLAY]) if color is None else int(color)
+
     def check(self, action: int, color: int | None = None) -> int:
         """Verdict for a move: ``LEGAL`` (0) or a key of :data:`REASONS` (superko not included)."""
         if not 0 <= action <= self.rules.num_points:
             return OFF_BOARD
-        color = int(self.info[TO_PLAY]) if color is None else int(color)
-        if self._logic.is_over(self.cells, self.info):
-            return GAME_OVER
-        if action == self.rules.num_points:
-            return NO_PASS if self.rules.game == "gomoku" else LEGAL
-        return self._logic.check(self.cells, self.info, int(self.geo.action_point[action]), color)
+        return int(check_move(self.cells, self.info, self.geo.width, self._point(action), self._color(color),
+                              self._spec))
 
     def is_legal(self, action: int, color: int | None = None) -> bool:
         return self.check(action, color) == LEGAL
 
     def legal_mask(self, color: int | None = None) -> np.ndarray:
         """``bool[N*N + 1]``: legal actions under simple ko (pass last; never legal in Gomoku)."""
-        mask = np.zeros(self.rules.num_actions, dtype=np.bool_)
-        if self._logic.is_over(self.cells, self.info):
-            return mask
-        color = int(self.info[TO_PLAY]) if color is None else int(color)
-        self._logic.legal_mask(self.cells, self.info, color, mask)
+        mask = np.empty(self.rules.num_actions, dtype=np.bool_)
+        fill_legal_mask(self.cells, self.info, self.geo.width, self.geo.action_point, self._color(color), self._spec,
+                        mask)
         return mask
 
     def legal_actions(self, color: int | None = None) -> np.ndarray:
@@ -232,25 +242,31 @@ class Position:
 
     def play_unchecked(self, action: int, color: int | None = None) -> None:
         """Play ``action`` for ``color`` (default: the side to move). The caller vouches it is legal."""
-        color = int(self.info[TO_PLAY]) if color is None else int(color)
-        self._logic.play(self.cells, self.info, self._point(action), color)
+        play_point(self.cells, self.info, self.geo.zobrist, self.geo.width, self._point(action), self._color(color),
+                   self._spec)
 
     def place(self, action: int, color: int) -> None:
         """Put a setup stone on an empty point (no capture, no move counted, ko cleared)."""
         point = self._point(action)
         if point == PASS_POINT or self.cells[STONES, point] != EMPTY:
             raise IllegalMoveError(str(action), "setup stones go on empty points")
-        self._logic.place(self.cells, self.info, point, int(color))
+        place_point(self.cells, self.info, self.geo.zobrist, self.geo.width, point, int(color), self._spec)
 
     # ------------------------------------------------------------------ end
     @property
     def is_over(self) -> bool:
         """Two passes or the move cap (Go); a line of k, a full board or the cap (Gomoku)."""
-        return self._logic.is_over(self.cells, self.info)
+        return bool(is_terminal(self.cells, self.info, self._spec))
 
     def outcome(self) -> Outcome | None:
-        """The result if the game is over by the rules alone (no dead-stone agreement), else None."""
-        return self._logic.outcome(self.cells, self.info)
+        """The result if the game is over by the rules alone (every stone alive), else None."""
+        if not self.is_over:
+            return None
+        winner, lead = game_result(self.cells, self.info, self.geo.width, self.geo.action_point, self._spec,
+                                   float(self.rules.komi))
+        if self.rules.game == "go":
+            return Outcome.from_lead(float(lead))
+        return Outcome(Color(int(winner)), None, "five") if winner else Outcome(None, 0.0, "full-board")
 
     def __repr__(self) -> str:
         """One line; ``engine.formats.diagram.to_diagram`` draws the board."""

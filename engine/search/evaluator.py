@@ -15,8 +15,10 @@
 
 All positions in one batch have the same board size. The network-free
 evaluators live here: :class:`UniformEvaluator` (uniform priors, value 0) for
-tests and search benchmarks. The network's evaluator is
-:class:`engine.nn.evaluator.NetEvaluator`.
+tests and search benchmarks, and :class:`RolloutEvaluator` (uniform priors,
+value from random playouts: with it the search is pure Monte-Carlo tree
+search, the yardstick of ``engine evaluate``'s ``mcts-rollouts``). The
+network's evaluator is :class:`engine.nn.evaluator.NetEvaluator`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from engine.core.board import TO_PLAY, geometry
+from engine.core.dispatch import pack_rules, terminal_value
+from engine.core.playout import random_playout
 from engine.core.position import Position, PositionBatch
+from engine.core.rng import new_rng
 
-__all__ = ["Evaluator", "Positions", "UniformEvaluator", "legal_masks", "masked_softmax"]
+__all__ = ["Evaluator", "Positions", "UniformEvaluator", "RolloutEvaluator", "legal_masks", "masked_softmax"]
 
 Positions = Sequence[Position] | PositionBatch
 
@@ -71,3 +77,42 @@ class UniformEvaluator:
         priors = np.where(counts > 0, masks / np.maximum(counts, 1), 0.0).astype(np.float32)
         priors[counts[:, 0] == 0, -1] = 1.0  # a finished game: all mass on pass, as masked_softmax does
         return priors, np.zeros(len(masks), np.float32)
+
+
+class RolloutEvaluator:
+    """Uniform priors; value = mean result of ``rollouts`` random playouts from the leaf, for its side to move.
+
+    The playouts (:func:`engine.core.playout.random_playout`) keep one-point
+    eyes in Go, as Monte-Carlo Go programs play them, so that living groups
+    live and the final score means something. They draw from this
+    evaluator's own generator, seeded with ``seed`` (same seed and the same
+    calls, same values; None: a fresh one).
+    """
+
+    def __init__(self, rollouts: int = 1, seed: int | None = None) -> None:
+        if rollouts < 1:
+            raise ValueError(f"rollouts must be at least 1, not {rollouts}")
+        self.rollouts = rollouts
+        self._rng = new_rng(seed)
+
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        batch = PositionBatch.stack(positions)
+        priors, _ = UniformEvaluator().evaluate(batch, legal)
+        rules = batch.rules
+        geo = geometry(rules.size)
+        spec = pack_rules(rules)
+        komi = float(rules.komi)
+        empties = np.empty(rules.num_points, dtype=np.int64)
+        record = np.empty(0, dtype=np.int64)
+        values = np.zeros(len(batch), dtype=np.float32)
+        for i in range(len(batch)):
+            mover = batch.info[i, TO_PLAY]
+            total = 0.0
+            for _ in range(self.rollouts):
+                cells, info = batch.cells[i].copy(), batch.info[i].copy()
+                random_playout(cells, info, geo.zobrist, geo.width, geo.action_point, spec, True, self._rng,
+                               empties, record)
+                value = terminal_value(cells, info, geo.width, geo.action_point, spec, komi)
+                total += value if info[TO_PLAY] == mover else -value
+            values[i] = total / self.rollouts
+        return priors, values

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.core.board import INFO_LEN, ROWS, geometry
+from engine.core.dispatch import pack_rules, terminal_value
 from engine.core.game import Game
 from engine.core.position import PositionBatch
-from engine.core.rules_kernels import pack_rules, terminal_value
 from engine.search.evaluator import Evaluator
 from engine.search.tree import (
     ACTION,

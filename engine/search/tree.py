@@ -28,9 +28,9 @@ import math
 
 import numpy as np
 
-from engine.core.board import PASS_POINT
+from engine.core.board import PASS_POINT, TO_PLAY
+from engine.core.dispatch import fill_legal_mask, is_terminal, play_point, terminal_value
 from engine.core.jit import njit
-from engine.core.rules_kernels import fill_legal_mask, is_terminal, play_point, terminal_value
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "FLOAT_ROWS", "UNEXPANDED", "PENDING",
@@ -136,7 +136,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             node = _best_child(ints, floats, node, c_puct, reduction)
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]
-            play_point(cells, info, zobrist, W, PASS_POINT if action == num_points else action_point[action], spec)
+            point = PASS_POINT if action == num_points else action_point[action]
+            play_point(cells, info, zobrist, W, point, info[TO_PLAY], spec)
         if is_terminal(cells, info, spec):
             _backup(ints, floats, node, terminal_value(cells, info, W, action_point, spec, komi))
             finished += 1
@@ -149,7 +150,7 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             _release(ints, node)
             break
         ints[FIRST_CHILD, node] = PENDING
-        fill_legal_mask(cells, info, W, action_point, spec, leaf_legal[leaves])
+        fill_legal_mask(cells, info, W, action_point, info[TO_PLAY], spec, leaf_legal[leaves])
         leaf_nodes[leaves] = node
         leaves += 1
     return leaves, finished

@@ -20,9 +20,12 @@ from hypothesis import strategies as st
 
 from engine import EngineError, Game, IllegalMoveError, Position, Rules
 from engine.core.board import FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED, STONES
-from engine.core.position import OFF_BOARD, SUPERKO
+from engine.core.dispatch import is_terminal, pack_rules, terminal_value
+from engine.core.playout import random_playout
+from engine.core.position import GAME_OVER, OFF_BOARD, SUPERKO
+from engine.core.rng import new_rng
 from engine.core.rules import GO_PRESETS, GOMOKU_PRESETS
-from engine.core.types import BLACK, EMPTY, WHITE
+from engine.core.types import BLACK, EMPTY, WHITE, Color, Outcome
 from tests.engine.consistency import chain_at, check_consistency, expected_go_verdict, winning_colors
 
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
@@ -142,6 +145,17 @@ def new_game(rules: Rules, rng: np.random.Generator, dense: bool) -> Game:
     return game
 
 
+# Go and Gomoku as separate test ids, so that each gets its own examples.
+RULES_BY_GAME = {"go": go_rules, "gomoku": gomoku_rules}
+per_game = pytest.mark.parametrize("game_name", sorted(RULES_BY_GAME))
+
+
+def drawn_game(data: st.DataObject, game_name: str, seed: int, dense: bool) -> tuple[Game, np.random.Generator]:
+    """A new game (see :func:`new_game`) under rules drawn for ``game_name``, and the generator that made it."""
+    rng = np.random.default_rng(seed)
+    return new_game(data.draw(RULES_BY_GAME[game_name], label="rules"), rng, dense), rng
+
+
 # -------------------------------------------------------------- state checks
 def snapshot(game: Game) -> tuple[bytes, bytes, list]:
     """Everything a move could change, as immutable copies."""
@@ -176,19 +190,16 @@ def expected_ko(before: np.ndarray, position: Position) -> int | None:
 
 
 # ---------------------------------------------------------------- properties
-@pytest.mark.parametrize("rules_strategy", [go_rules, gomoku_rules], ids=["go", "gomoku"])
+@per_game
 @given(data=st.data(), seed=seeds, dense=st.booleans())
-def test_consistency_holds_after_every_move(rules_strategy: st.SearchStrategy[Rules], data: st.DataObject,
-                                            seed: int, dense: bool) -> None:
-    rules = data.draw(rules_strategy, label="rules")
-    rng = np.random.default_rng(seed)
-    game = new_game(rules, rng, dense)
+def test_consistency_holds_after_every_move(game_name: str, data: st.DataObject, seed: int, dense: bool) -> None:
+    game, rng = drawn_game(data, game_name, seed, dense)
     check_consistency(game.position)
     before = game.position.board().copy()
     for _ in random_moves(game, rng):
         check_consistency(game.position)
         check_stone_count(game)
-        if rules.game == "go":
+        if game_name == "go":
             ko = expected_ko(before, game.position)
             assert game.position.ko_action == ko, f"ko point is {game.position.ko_action}, expected {ko}"
             assert ko is None or game.position.check(ko) == KO_RECAPTURE, f"ko point {ko} may be retaken"
@@ -375,13 +386,10 @@ def check_illegal_moves_change_nothing(game: Game, color: int, rng: np.random.Ge
 
 
 @_fewer(25)
-@pytest.mark.parametrize("rules_strategy", [go_rules, gomoku_rules], ids=["go", "gomoku"])
+@per_game
 @given(data=st.data(), seed=seeds, dense=st.booleans())
-def test_legal_mask_agrees_with_check_and_play(rules_strategy: st.SearchStrategy[Rules], data: st.DataObject,
-                                               seed: int, dense: bool) -> None:
-    rules = data.draw(rules_strategy, label="rules")
-    rng = np.random.default_rng(seed)
-    game = new_game(rules, rng, dense)
+def test_legal_mask_agrees_with_check_and_play(game_name: str, data: st.DataObject, seed: int, dense: bool) -> None:
+    game, rng = drawn_game(data, game_name, seed, dense)
     for _ in random_moves(game, rng, MOVE_BUDGET // 3):
         if rng.random() < 0.3:
             for color in (BLACK, WHITE):
@@ -481,3 +489,81 @@ def test_gomoku_move_wins_exactly_when_it_completes_a_winning_line(rules: Rules,
             f"{rules}: colour {color} at {action}, wins by the lines: {wins}, engine's winner {after.winner}")
         if wins or rng.random() < 0.1:
             assert winning_colors(after.board(), rules.win_length, rules.variant) == ({color} if wins else set())
+
+
+def expected_lead(position: Position) -> float:
+    """Black's lead by counting (every stone alive, komi included), written from the definitions.
+
+    Area: stones plus empty regions that only one colour borders. Territory:
+    those regions plus prisoners.
+    """
+    board, rules = position.board(), position.rules
+    territory = rules.scoring == "territory"
+    lead = 0 if territory else int(np.count_nonzero(board == BLACK)) - int(np.count_nonzero(board == WHITE))
+    seen = board != EMPTY
+    for row, col in np.argwhere(board == EMPTY):
+        if seen[row, col]:
+            continue
+        seen[row, col] = True
+        region, borders, todo = 0, set(), [(int(row), int(col))]
+        while todo:
+            r, c = todo.pop()
+            region += 1
+            for q in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if 0 <= q[0] < rules.size and 0 <= q[1] < rules.size:
+                    if board[q] != EMPTY:
+                        borders.add(int(board[q]))
+                    elif not seen[q]:
+                        seen[q] = True
+                        todo.append(q)
+        if len(borders) == 1:
+            lead += region if borders == {BLACK} else -region
+    if territory:
+        lead += position.captures(WHITE) - position.captures(BLACK)
+    return lead - rules.komi
+
+
+def expected_end(position: Position) -> Outcome | None:
+    """The result the rules give (every stone alive), None while the game goes on."""
+    rules, board = position.rules, position.board()
+    if rules.game == "go":
+        if position.passes < 2 and position.move_number < rules.move_cap:
+            return None
+        return Outcome.from_lead(expected_lead(position))
+    winners = winning_colors(board, rules.win_length, rules.variant)
+    if winners:
+        return Outcome(Color(winners.pop()), None, "five")
+    if position.move_number < rules.move_cap and (board == EMPTY).any():
+        return None
+    return Outcome(None, 0.0, "full-board")
+
+
+def check_end(position: Position) -> None:
+    """Position and the dispatch kernels the search calls end and score the game as the rules say."""
+    expected = expected_end(position)
+    spec, geo = pack_rules(position.rules), position.geo
+    assert position.is_over == bool(is_terminal(position.cells, position.info, spec)) == (expected is not None), (
+        f"{position}: over by the rules: {expected is not None}")
+    assert position.outcome() == expected
+    if expected is not None:
+        assert not position.legal_mask().any() and position.check(0) == GAME_OVER
+        value = terminal_value(position.cells, position.info, geo.width, geo.action_point, spec,
+                               float(position.rules.komi))
+        assert value == expected.value_for(position.to_play), f"{position}: value {value} for {expected}"
+
+
+@given(rules=any_rules, seed=seeds, dense=st.booleans(), keep_eyes=st.booleans())
+def test_the_end_and_result_follow_the_rules_in_position_search_and_playouts(rules: Rules, seed: int, dense: bool,
+                                                                              keep_eyes: bool) -> None:
+    """Checked moves first, then a compiled random playout to the end (its own end test) from there."""
+    rng = np.random.default_rng(seed)
+    game = new_game(rules, rng, dense)
+    check_end(game.position)
+    for _ in random_moves(game, rng):
+        check_end(game.position)
+    position = game.position.copy()
+    geo = position.geo
+    random_playout(position.cells, position.info, geo.zobrist, geo.width, geo.action_point, pack_rules(rules),
+                   keep_eyes, new_rng(seed), np.empty(rules.num_points, np.int64), np.empty(0, np.int64))
+    check_end(position)
+    assert position.is_over or not position.legal_mask().any(), "the playout stopped with legal moves left"

@@ -11,8 +11,9 @@ import pytest
 from engine.core.position import Position
 from engine.formats.diagram import parse_diagram
 from engine.formats.sgf import load_sgf_file
+from engine.search.evaluator import RolloutEvaluator
 from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
-from training.baselines import RolloutEvaluator, random_move
+from training.baselines import random_move
 from training.match import Agent, MatchConfig, MatchResult, make_agent, play_match
 from training.settings import replace_paths
 from training.stats import elo_difference, elo_interval, wilson_interval
