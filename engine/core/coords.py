@@ -62,13 +62,19 @@ def rowcol_to_action(row: int, col: int, size: int) -> int:
     return row * size + col
 
 
-def action_to_gtp(action: int, size: int) -> str:
-    """``"D4"``-style vertex, or ``"pass"``."""
+def _rowcol_or_pass(action: int, size: int) -> tuple[int, int] | None:
+    """(row, col) of an action, None for pass; raises for a bad size or an action off the board."""
     _check_size(size)
     _check_action(action, size)
-    if action == size * size:
+    return None if action == size * size else divmod(action, size)
+
+
+def action_to_gtp(action: int, size: int) -> str:
+    """``"D4"``-style vertex, or ``"pass"``."""
+    rowcol = _rowcol_or_pass(action, size)
+    if rowcol is None:
         return "pass"
-    row, col = divmod(action, size)
+    row, col = rowcol
     return f"{GTP_COLUMNS[col]}{size - row}"
 
 
@@ -89,11 +95,10 @@ def gtp_to_action(vertex: str, size: int) -> int:
 
 def action_to_sgf(action: int, size: int) -> str:
     """Two lower-case letters (column, row from the top), or ``""`` for pass."""
-    _check_size(size)
-    _check_action(action, size)
-    if action == size * size:
+    rowcol = _rowcol_or_pass(action, size)
+    if rowcol is None:
         return ""
-    row, col = divmod(action, size)
+    row, col = rowcol
     return _SGF_LETTERS[col] + _SGF_LETTERS[row]
 
 

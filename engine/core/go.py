@@ -39,32 +39,42 @@ from engine.core.types import BLACK, EMPTY, WHITE
 __all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask"]
 
 
+@njit(cache=True, inline="always")
+def _chains_around(stones, head, W, p, color):
+    """Heads of the distinct chains next to ``p``, -1 padded to four: chains of ``color``, or of either
+    colour when ``color`` is EMPTY. A chain that touches ``p`` on several sides is named once."""
+    h0 = h1 = h2 = h3 = -1
+    for d in (1, -1, W, -W):
+        c = stones[p + d]
+        if (c == BLACK or c == WHITE) and (color == EMPTY or c == color):
+            h = head[p + d]
+            if h != h0 and h != h1 and h != h2:
+                if h0 == -1:
+                    h0 = h
+                elif h1 == -1:
+                    h1 = h
+                elif h2 == -1:
+                    h2 = h
+                else:
+                    h3 = h
+    return h0, h1, h2, h3
+
+
 @njit(cache=True)
 def _link_new_stone(cells, W, p):
     """Make the stone at ``p`` a one-stone chain and take ``p`` from its neighbours' liberties."""
     stones = cells[STONES]
-    head = cells[HEAD]
     libs = cells[LIBS]
-    head[p] = p
+    cells[HEAD, p] = p
     cells[NEXT, p] = p
     cells[SIZE, p] = 1
+    for h in _chains_around(stones, cells[HEAD], W, p, EMPTY):
+        if h >= 0:
+            libs[h] -= 1
     n = 0
-    seen0 = seen1 = seen2 = -1
     for d in (1, -1, W, -W):
-        q = p + d
-        c = stones[q]
-        if c == EMPTY:
+        if stones[p + d] == EMPTY:
             n += 1
-        elif c == BLACK or c == WHITE:
-            h = head[q]
-            if h != seen0 and h != seen1 and h != seen2:
-                libs[h] -= 1
-                if seen0 == -1:
-                    seen0 = h
-                elif seen1 == -1:
-                    seen1 = h
-                else:
-                    seen2 = h
     libs[p] = n
 
 
@@ -85,20 +95,9 @@ def _remove_chain(cells, info, zobrist, W, h, color):
         if s == h:
             break
     while True:
-        seen0 = seen1 = seen2 = -1
-        for d in (1, -1, W, -W):
-            q = s + d
-            c = stones[q]
-            if c == BLACK or c == WHITE:
-                hq = head[q]
-                if hq != seen0 and hq != seen1 and hq != seen2:
-                    libs[hq] += 1
-                    if seen0 == -1:
-                        seen0 = hq
-                    elif seen1 == -1:
-                        seen1 = hq
-                    else:
-                        seen2 = hq
+        for hq in _chains_around(stones, head, W, s, EMPTY):
+            if hq >= 0:
+                libs[hq] += 1
         s = nxt[s]
         if s == h:
             break
@@ -256,21 +255,11 @@ def go_hash_after(cells, info, zobrist, W, point, color):
     libs = cells[LIBS]
     opp = 3 - color
     key ^= zobrist[color, point]
-    seen0 = seen1 = seen2 = -1
     captures = False
-    for d in (1, -1, W, -W):
-        q = point + d
-        if stones[q] == opp:
-            h = head[q]
-            if libs[h] == 1 and h != seen0 and h != seen1 and h != seen2:
-                key = _xor_chain(cells, zobrist, h, opp, key)
-                captures = True
-                if seen0 == -1:
-                    seen0 = h
-                elif seen1 == -1:
-                    seen1 = h
-                else:
-                    seen2 = h
+    for h in _chains_around(stones, head, W, point, opp):
+        if h >= 0 and libs[h] == 1:
+            key = _xor_chain(cells, zobrist, h, opp, key)
+            captures = True
     if captures:
         return key
     for d in (1, -1, W, -W):
@@ -280,19 +269,9 @@ def go_hash_after(cells, info, zobrist, W, point, color):
             return key
     # suicide: the new stone and every friendly neighbour chain leave the board
     key ^= zobrist[color, point]
-    seen0 = seen1 = seen2 = -1
-    for d in (1, -1, W, -W):
-        q = point + d
-        if stones[q] == color:
-            h = head[q]
-            if h != seen0 and h != seen1 and h != seen2:
-                key = _xor_chain(cells, zobrist, h, color, key)
-                if seen0 == -1:
-                    seen0 = h
-                elif seen1 == -1:
-                    seen1 = h
-                else:
-                    seen2 = h
+    for h in _chains_around(stones, head, W, point, color):
+        if h >= 0:
+            key = _xor_chain(cells, zobrist, h, color, key)
     return key
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engine.core.board import FORBIDDEN, LEGAL, OCCUPIED, STONES, WINNER, line_length, put_stone, record_move
 from engine.core.jit import njit
-from engine.core.types import BLACK, EMPTY, WALL, WHITE
+from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
            "gomoku_legal_mask", "renju_forbidden", "is_winning_line"]
@@ -34,46 +34,51 @@ def is_winning_line(length, color, k, variant):
     return length == k
 
 
-@njit(cache=True)
-def _straight_four_through(stones, p, d, k):
-    """Whether black has exactly k-1 in a row through ``p`` along ``d`` with two open, exact ends."""
+@njit(cache=True, inline="always")
+def _next_empty(stones, p, step, k):
+    """The first empty point from ``p`` along ``step`` past black stones only, within ``k - 1`` steps,
+    else -1: the one point on that side where black can lengthen the run through ``p``."""
+    q = p
+    for _ in range(k - 1):
+        q += step
+        c = stones[q]
+        if c == EMPTY:
+            return q
+        if c != BLACK:
+            return -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _run_with_black_at(stones, p, d, q):
+    """Black's run through ``p`` along ``d`` (> 0) with a black stone tried at ``q``: its length, and whether
+    both ends are open as a straight four's are (empty, with no black stone just beyond)."""
+    stones[q] = BLACK
     ahead = p + d
     while stones[ahead] == BLACK:
         ahead += d
     behind = p - d
     while stones[behind] == BLACK:
         behind -= d
-    if (ahead - behind) // d - 1 != k - 1:
-        return False
-    return (stones[ahead] == EMPTY and stones[behind] == EMPTY
-            and stones[ahead + d] != BLACK and stones[behind - d] != BLACK)
+    stones[q] = EMPTY
+    open_ends = (stones[ahead] == EMPTY and stones[behind] == EMPTY
+                 and stones[ahead + d] != BLACK and stones[behind - d] != BLACK)
+    return (ahead - behind) // d - 1, open_ends
 
 
 @njit(cache=True)
 def _count_fours(stones, p, d, k):
-    """Fours through the black stone at ``p`` along ``d``: a straight four counts once."""
-    before = line_length(stones, p, d, BLACK)
-    first = -1
+    """Fours through the black stone at ``p`` along ``d``: points on either side that make exactly k,
+    a straight four (both, k apart) counting once."""
     count = 0
-    straight = False
-    for sign in (1, -1):
-        q = p
-        for _ in range(k - 1):
-            q += sign * d
-            c = stones[q]
-            if c == WALL or c == WHITE:
-                break
-            if c == EMPTY:
-                stones[q] = BLACK
-                after = line_length(stones, p, d, BLACK)
-                stones[q] = EMPTY
-                if after == k and after != before:
-                    if first >= 0 and abs(q - first) == k * abs(d):
-                        straight = True
-                    first = q
-                    count += 1
-    if straight and count == 2:
-        return 1
+    first = -1
+    for step in (d, -d):
+        q = _next_empty(stones, p, step, k)
+        if q >= 0 and _run_with_black_at(stones, p, d, q)[0] == k:
+            if first >= 0 and abs(q - first) == k * d:
+                return 1
+            first = q
+            count += 1
     return count
 
 
@@ -109,25 +114,14 @@ def renju_forbidden(stones, W, p, k, depth):
         return True
     threes = 0
     for d in (1, W, W + 1, W - 1):
-        found = False
-        for sign in (1, -1):
-            q = p
-            for _ in range(k - 1):
-                q += sign * d
-                c = stones[q]
-                if c == WALL or c == WHITE:
-                    break
-                if c == EMPTY:
-                    stones[q] = BLACK
-                    straight = _straight_four_through(stones, p, d, k)
-                    stones[q] = EMPTY
-                    if straight and not renju_forbidden(stones, W, q, k, depth + 1):
-                        found = True
-                    break  # an empty point further out cannot join p's run
-            if found:
+        for step in (d, -d):
+            q = _next_empty(stones, p, step, k)
+            if q < 0:
+                continue
+            length, open_ends = _run_with_black_at(stones, p, d, q)
+            if length == k - 1 and open_ends and not renju_forbidden(stones, W, q, k, depth + 1):
+                threes += 1
                 break
-        if found:
-            threes += 1
     stones[p] = EMPTY
     return threes >= 2
 

@@ -11,29 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.board import (
-    HASH,
-    HEAD,
-    HISTORY,
-    HISTORY_LEN,
-    KO,
-    KO_RECAPTURE,
-    LAST,
-    LEGAL,
-    LIBS,
-    MOVES,
-    NEXT,
-    OCCUPIED,
-    PASS_POINT,
-    PASSES,
-    RING,
-    SIZE,
-    STONES,
-    SUICIDE,
-    TO_PLAY,
-    WINNER,
-    geometry,
-)
+from engine.core import board as layout
 from engine.core.position import Position
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
@@ -60,7 +38,7 @@ def check_consistency(position: Position, *, after_move: bool = True) -> None:
     a winner exactly when a winning line is on the board.
     """
     size = position.rules.size
-    stones = position.cells[STONES].tolist()
+    stones = position.cells[layout.STONES].tolist()
     _check_walls(stones, size)
     _check_board_view(position, stones)
     _check_hash(position, stones)
@@ -94,27 +72,30 @@ def _check_board_view(position: Position, stones: list[int]) -> None:
 
 
 def _check_hash(position: Position, stones: list[int]) -> None:
-    zobrist = geometry(position.rules.size).zobrist
+    zobrist = layout.geometry(position.rules.size).zobrist
     key = 0
     for point in interior_points(position.rules.size):
         if stones[point] != EMPTY:
             key ^= int(zobrist[stones[point], point])
-    assert int(position.info[HASH]) == key, f"hash {int(position.info[HASH])} != XOR of stone keys {key}"
+    found = int(position.info[layout.HASH])
+    assert found == key, f"hash {found} != XOR of stone keys {key}"
 
 
 def _check_info(position: Position) -> None:
     info = position.info
-    assert info[TO_PLAY] in (BLACK, WHITE), f"to-play is {info[TO_PLAY]}"
-    assert 0 <= info[RING] < HISTORY_LEN, f"ring slot {info[RING]} outside 0..{HISTORY_LEN - 1}"
-    assert 0 <= info[PASSES] <= info[MOVES], f"{info[PASSES]} passes in {info[MOVES]} moves"
+    to_play, ring = int(info[layout.TO_PLAY]), int(info[layout.RING])
+    passes, moves = int(info[layout.PASSES]), int(info[layout.MOVES])
+    assert to_play in (BLACK, WHITE), f"to-play is {to_play}"
+    assert 0 <= ring < layout.HISTORY_LEN, f"ring slot {ring} outside 0..{layout.HISTORY_LEN - 1}"
+    assert 0 <= passes <= moves, f"{passes} passes in {moves} moves"
 
 
 def _check_ring(position: Position) -> None:
     """The ring slot named by RING holds the current stones (what history()[0] shows)."""
-    slot = int(position.info[RING])
-    current = position.cells[HISTORY + slot]
-    if not np.array_equal(current, position.cells[STONES]):
-        diff = np.flatnonzero(current != position.cells[STONES]).tolist()
+    slot = int(position.info[layout.RING])
+    current = position.cells[layout.HISTORY + slot]
+    if not np.array_equal(current, position.cells[layout.STONES]):
+        diff = np.flatnonzero(current != position.cells[layout.STONES]).tolist()
         raise AssertionError(f"history ring slot {slot} differs from the stones at points {diff}")
 
 
@@ -135,7 +116,7 @@ def _check_chains(position: Position, stones: list[int], after_move: bool) -> No
     size = position.rules.size
     width = size + 2
     cells = position.cells
-    head, nxt, libs, sizes = (cells[row].tolist() for row in (HEAD, NEXT, LIBS, SIZE))
+    head, nxt, libs, sizes = (cells[row].tolist() for row in (layout.HEAD, layout.NEXT, layout.LIBS, layout.SIZE))
     done: set[int] = set()
     owners: dict[int, int] = {}
     for start in interior_points(size):
@@ -173,15 +154,15 @@ def _check_ko(position: Position, stones: list[int]) -> None:
     """A ko point is the empty point of a one-stone capture by a one-stone, one-liberty chain."""
     size = position.rules.size
     width = size + 2
-    ko = int(position.info[KO])
+    ko = int(position.info[layout.KO])
     if ko == 0:
         return
-    last = int(position.info[LAST])
+    last = int(position.info[layout.LAST])
     where = _where(ko, size)
     assert ko in set(interior_points(size)) and stones[ko] == EMPTY, f"ko at {where}, which is not an empty point"
-    assert last not in (PASS_POINT, -1), f"ko at {where} but the last move was a pass or none"
+    assert last not in (layout.PASS_POINT, -1), f"ko at {where} but the last move was a pass or none"
     assert ko in (last + 1, last - 1, last + width, last - width), f"ko at {where} is not next to the last move"
-    assert stones[last] == 3 - int(position.info[TO_PLAY]), f"ko at {where}: last move's stone is gone"
+    assert stones[last] == 3 - int(position.info[layout.TO_PLAY]), f"ko at {where}: last move's stone is gone"
     chain = _flood(stones, width, last)
     liberties = {q for p in chain for q in (p + 1, p - 1, p + width, p - width) if stones[q] == EMPTY}
     assert len(chain) == 1 and liberties == {ko}, (
@@ -220,7 +201,7 @@ def _check_winner(position: Position) -> None:
     rules = position.rules
     board = position.board()
     winners = winning_colors(board, rules.win_length, rules.variant)
-    winner = int(position.info[WINNER])
+    winner = int(position.info[layout.WINNER])
     if winner:
         assert winners == {winner}, f"winner is {winner} but winning lines belong to {sorted(winners)}"
     else:
@@ -259,13 +240,13 @@ def expected_go_verdict(position: Position, action: int, color: int) -> int:
     board = position.board().copy()
     row, col = divmod(action, size)
     if board[row, col] != EMPTY:
-        return OCCUPIED
+        return layout.OCCUPIED
     if action == position.ko_action and color == int(position.to_play):
-        return KO_RECAPTURE
+        return layout.KO_RECAPTURE
     board[row, col] = color
     for q in ((row + 1, col), (row - 1, col), (row, col + 1), (row, col - 1)):
         if 0 <= q[0] < size and 0 <= q[1] < size and board[q] == 3 - color and not chain_at(board, *q)[1]:
-            return LEGAL  # captures, so the new chain gains a liberty
+            return layout.LEGAL  # captures, so the new chain gains a liberty
     if chain_at(board, row, col)[1] or position.rules.suicide:
-        return LEGAL
-    return SUICIDE
+        return layout.LEGAL
+    return layout.SUICIDE

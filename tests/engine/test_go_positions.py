@@ -81,15 +81,52 @@ SNAPBACK = """
     X . . O X .
     """
 
+# Black B5 has no liberty and captures nothing: suicide, of the two black stones with it.
+SUICIDE_3 = """
+    O . O . .
+    O X O . .
+    O X O . .
+    . O . . .
+    . . . . .
+    """
+SUICIDE_3_TAKEN = """
+    O . O . .
+    O . O . .
+    O . O . .
+    . O . . .
+    . . . . .
+    """
+# Black A1 is a single-stone suicide: in the empty corner, and again (SUICIDE_1) beside a distant group.
+CORNER = """
+    . . . . .
+    . . . . .
+    . . . . .
+    O . . . .
+    . O . . .
+    """
+SUICIDE_1 = """
+    . . . X .
+    . . . . X
+    . . . . .
+    O . . . .
+    . O . . .
+    """
+
 
 @dataclass(frozen=True)
-class Sequence:
-    """Moves that are all legal; ``after`` is the board they leave, ``captured`` (black, white) stones taken."""
+class Case:
+    """A regression position: ``moves`` (all legal) played under ``rules`` from the board ``before``."""
 
     name: str
     rules: str
     before: str
     moves: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sequence(Case):
+    """``after`` is the board the moves leave, ``captured`` the (black, white) stones taken."""
+
     after: str
     captured: tuple[int, int]
 
@@ -208,45 +245,10 @@ SEQUENCES = [
         O X . . .
         . O . . .
         """, (1, 2)),
-    Sequence("multi-stone suicide where it is allowed (tromp-taylor)", "tromp-taylor", """
-        O . O . .
-        O X O . .
-        O X O . .
-        . O . . .
-        . . . . .
-        """, ("B B5",), """
-        O . O . .
-        O . O . .
-        O . O . .
-        . O . . .
-        . . . . .
-        """, (3, 0)),
-    Sequence("multi-stone suicide where it is allowed (new-zealand)", "new-zealand", """
-        O . O . .
-        O X O . .
-        O X O . .
-        . O . . .
-        . . . . .
-        """, ("B B5",), """
-        O . O . .
-        O . O . .
-        O . O . .
-        . O . . .
-        . . . . .
-        """, (3, 0)),
-    Sequence("single-stone suicide under situational superko leaves the board as it was", "new-zealand", """
-        . . . . .
-        . . . . .
-        . . . . .
-        O . . . .
-        . O . . .
-        """, ("B A1",), """
-        . . . . .
-        . . . . .
-        . . . . .
-        O . . . .
-        . O . . .
-        """, (1, 0)),
+    *(Sequence(f"multi-stone suicide where it is allowed ({rules})", rules, SUICIDE_3, ("B B5",), SUICIDE_3_TAKEN,
+               (3, 0)) for rules in ("tromp-taylor", "new-zealand")),
+    Sequence("single-stone suicide under situational superko leaves the board as it was", "new-zealand", CORNER,
+             ("B A1",), CORNER, (1, 0)),
 ]
 
 
@@ -264,31 +266,13 @@ def test_sequence(case: Sequence) -> None:
 
 # --------------------------------------------------------- rejected moves
 @dataclass(frozen=True)
-class Rejected:
-    """After the legal ``moves``, ``move`` is illegal under ``rules`` for ``reason``."""
+class Rejected(Case):
+    """After the moves, ``move`` is illegal for ``reason``."""
 
-    name: str
-    rules: str
-    before: str
-    moves: tuple[str, ...]
     move: str
     reason: str
 
 
-SUICIDE_3 = """
-    O . O . .
-    O X O . .
-    O X O . .
-    . O . . .
-    . . . . .
-    """
-SUICIDE_1 = """
-    . . . X .
-    . . . . X
-    . . . . .
-    O . . . .
-    . O . . .
-    """
 KO = """
     . . . . .
     . X O . .
@@ -456,13 +440,10 @@ DEAD_STONE = """
 
 
 @dataclass(frozen=True)
-class Scored:
-    """After ``moves`` (ending in two passes), black's lead is ``lead`` and the SGF result is ``result``."""
+class Scored(Case):
+    """After the moves (ending in two passes), with ``dead`` removed, black's lead is ``lead`` and the SGF
+    result is ``result``."""
 
-    name: str
-    rules: str
-    board: str
-    moves: tuple[str, ...]
     dead: tuple[str, ...]
     lead: float
     result: str
@@ -493,7 +474,7 @@ SCORED = [
 
 @pytest.mark.parametrize("case", SCORED, ids=[c.name for c in SCORED])
 def test_scored(case: Scored) -> None:
-    game = start(case.rules, case.board)
+    game = start(case.rules, case.before)
     for move in case.moves:
         assert not game.is_over
         play(game, move)
