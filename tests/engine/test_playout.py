@@ -15,6 +15,7 @@ from engine.core.playout import random_playout
 from engine.core.position import Position
 from engine.core.rng import new_rng, rand_below
 from engine.core.rules import Rules
+from engine.search.evaluator import RolloutEvaluator
 
 ALL_RULES = ["japanese size=5", "japanese size=9", "new-zealand size=7 ko=simple", "freestyle size=9",
              "standard size=7 k=4", "renju size=9"]
@@ -66,6 +67,21 @@ def test_ownership_is_reproducible_by_seed() -> None:
     same = playout_ownership(game, 30, seed=4), playout_ownership(game, 30, seed=4)
     np.testing.assert_array_equal(*same)
     assert not np.array_equal(same[0], playout_ownership(game, 30, seed=5))
+
+
+@pytest.mark.parametrize("rules_text", ["japanese size=5", "renju size=9"])
+def test_rollout_values_are_reproducible_by_seed(rules_text: str) -> None:
+    rules = Rules.parse(rules_text)
+    game = Game(rules)
+    positions = [game.position.copy()]
+    for action in (12, 6, 18, 8):
+        game.play(action)
+        positions.append(game.position.copy())
+    first, again, other = (RolloutEvaluator(4, seed).evaluate(positions) for seed in (2, 2, 3))
+    np.testing.assert_array_equal(first[1], again[1])
+    assert not np.array_equal(first[1], other[1])
+    assert np.all(np.abs(first[1]) <= 1)
+    np.testing.assert_array_equal(first[0] > 0, np.stack([p.legal_mask() for p in positions]))
 
 
 def test_first_move_is_uniform_over_legal_actions() -> None:
