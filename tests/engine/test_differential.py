@@ -26,7 +26,7 @@ from engine.core.game import Game
 from engine.core.position import REASONS
 from engine.core.rules import Rules
 from engine.core.types import BLACK, EMPTY, WHITE, Color
-from tests.support.gnugo import GTPClient, GTPError, GTPTimeout, gnugo_argv
+from training.gtp_client import GTPClient, GTPError, GTPTimeout, gnugo_argv
 
 SCALE = 0.1 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 1.0
 

@@ -10,7 +10,7 @@ from engine.core.game import Game
 from engine.core.handicap import HandicapError, fixed_handicap, free_handicap, max_fixed_handicap
 from engine.core.rules import MAX_SIZE, Rules
 from engine.core.types import BLACK, WHITE, EngineError
-from tests.support.gnugo import GTPClient, GTPError, gnugo_argv
+from training.gtp_client import GTPClient, GTPError, gnugo_argv
 
 # The table of GTP 2 draft section 4.1.1, in its order.
 GTP_19X19 = {

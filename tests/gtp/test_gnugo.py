@@ -19,7 +19,7 @@ from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.core.types import Color, Outcome
-from tests.support.gnugo import GTPClient, gnugo_argv
+from training.gtp_client import GTPClient, gnugo_argv
 
 RULES = "chinese ko=simple komi=7.5 size=9"
 ENGINE_ARGV = [sys.executable, "-c", "from engine.cli import main; main()", "gtp", "--size", "9", "--rules", RULES,
