@@ -76,6 +76,7 @@ _HOMES = {
     # engine.nn.net
     "NetConfig": "engine.nn.net",
     "PolicyValueNet": "engine.nn.net",
+    "parse_aux_heads": "engine.nn.net",
     # engine.nn.model_file
     "MODEL_SUFFIX": "engine.nn.model_file",
     "Model": "engine.nn.model_file",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import torch
 
     from engine.nn.model_file import Model
-    from engine.nn.net import PolicyValueNet
+    from engine.nn.net import NetOutput, PolicyValueNet
 
 __all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 RUNTIMES = ("auto", "eager", "compile")
 
 DEFAULT_CACHE_SIZE = 1 << 15
-"""Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value)."""
+"""Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value; 3 KB with ownership)."""
 
 
 class Encoder(Protocol):
@@ -155,12 +155,15 @@ class _Symmetries:
         index = self.source[ks].unsqueeze(1).expand(batch, channels, n * n)
         return planes.reshape(batch, channels, n * n).gather(2, index).reshape(planes.shape)
 
+    def undo_points(self, values: "torch.Tensor", ks: "torch.Tensor") -> "torch.Tensor":
+        """Map ``values[B, N*N]`` (one per point, e.g. ownership) computed on transformed boards back."""
+        return values.gather(1, self.destination[ks])
+
     def undo_policy(self, logits: "torch.Tensor", ks: "torch.Tensor") -> "torch.Tensor":
         """Map ``logits[B, N*N + 1]`` computed on transformed boards back to the original boards."""
         import torch
 
-        points = logits[:, :-1].gather(1, self.destination[ks])
-        return torch.cat([points, logits[:, -1:]], dim=1)
+        return torch.cat([self.undo_points(logits[:, :-1], ks), logits[:, -1:]], dim=1)
 
 
 class NetEvaluator:
@@ -175,7 +178,8 @@ class NetEvaluator:
     ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`). Torch's CPU
     threads are the process's, set by the caller (:func:`set_cpu_threads`).
     ``random_symmetry``: evaluate each position under one of the 8 board
-    symmetries drawn at random (``seed``), and map the policy back.
+    symmetries drawn at random (``seed``), and map the policy and the
+    ownership back.
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
     if compiling fails (no C++ compiler, say) the evaluator warns once and
     runs eagerly. Tests should ask for ``eager``: compiling takes seconds.
@@ -184,9 +188,10 @@ class NetEvaluator:
     ``Position.key`` (stones, side to move, ko point); when the encoder reads
     earlier boards (``encoder.uses_history``, assumed True when absent) the key
     also holds the history ring, so positions reached by different move
-    orders do not share an entry. The cache stores the raw logits and value;
-    legal-move masking is redone on every call. With ``random_symmetry`` a hit
-    returns the symmetry drawn when the entry was made.
+    orders do not share an entry. The cache stores the raw outputs of every
+    head (logits, value, ownership, score); legal-move masking is redone on
+    every call. With ``random_symmetry`` a hit returns the symmetry drawn when
+    the entry was made.
     """
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
@@ -222,32 +227,51 @@ class NetEvaluator:
         self._rng = np.random.default_rng(seed)
         self._symmetries: dict[int, _Symmetries] = {}
         self.cache_size = int(cache_size)
-        self._cache: OrderedDict[Hashable, tuple[np.ndarray, float]] = OrderedDict()
+        self._cache: OrderedDict[Hashable, NetOutput[np.ndarray]] = OrderedDict()   # one row of each head
         self._history = bool(getattr(encoder, "uses_history", True))
         self.hits = 0
         self.misses = 0
 
     # ----------------------------------------------------------- public API
+    @property
+    def aux_heads(self) -> tuple[str, ...]:
+        """The network's auxiliary heads (of ``"ownership"``, ``"score"``): the fields of
+        :meth:`evaluate_heads` that are not None."""
+        return self.net.config.aux_heads
+
     def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Priors ``float32[B, N*N + 1]`` (legal, renormalised) and values ``float32[B]`` (side to move)."""
+        heads = self.evaluate_heads(positions, legal)
+        return heads.policy, heads.value
+
+    def evaluate_heads(self, positions: Positions, legal: np.ndarray | None = None) -> "NetOutput[np.ndarray]":
+        """Every head of the network for a batch, all from the side to move of each position.
+
+        ``policy``: the priors and ``value``: the values, as :meth:`evaluate`
+        returns them; ``ownership float32[B, N*N]`` in [-1, 1] (row 0 at the
+        top, as actions count); ``score_mean`` and ``score_stdev float32[B]``:
+        the final score difference in points, komi included. Heads the network
+        lacks (see :attr:`aux_heads`) are None.
+        """
         batch = PositionBatch.stack(positions)
         masks = legal_masks(batch) if legal is None else legal
-        logits = np.empty(masks.shape, dtype=np.float32)
-        values = np.empty(len(batch), dtype=np.float32)
+        raw = self._empty(len(batch), masks.shape[1])
         keys = self._keys(batch) if self.cache_size > 0 else []
-        todo = self._lookup(keys, logits, values) if keys else list(range(len(batch)))
+        todo = self._lookup(keys, raw) if keys else list(range(len(batch)))
         if todo:
             subset = batch if len(todo) == len(batch) else PositionBatch(batch.rules, batch.cells[todo],
                                                                          batch.info[todo])
-            fresh_logits, fresh_values = self.infer(self.encoder.encode_batch(subset))
-            logits[todo] = fresh_logits
-            values[todo] = fresh_values
+            fresh = self.infer(self.encoder.encode_batch(subset))
+            for rows, computed in zip(raw, fresh):
+                if rows is not None:
+                    rows[todo] = computed
             if keys:
-                self._store([keys[i] for i in todo], fresh_logits, fresh_values)
-        return masked_softmax(logits, masks), np.clip(values, -1.0, 1.0)
+                self._store([keys[i] for i in todo], fresh)
+        return raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0))
 
-    def infer(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Run the network on encoded ``planes[B, C, N, N]``: raw policy logits ``float32[B, N*N + 1]``, values."""
+    def infer(self, planes: np.ndarray) -> "NetOutput[np.ndarray]":
+        """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw
+        logits ``[B, N*N + 1]`` (no legal-move mask), mapped back from the random symmetry if one was used."""
         import torch
 
         with torch.inference_mode():
@@ -260,11 +284,12 @@ class NetEvaluator:
             if self.channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
             with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype_name == "bf16"):
-                logits, values = self._forward(x)
-            logits = logits.float()
+                out = self._forward(x).map(lambda t: t.float())
             if ks is not None:
-                logits = self._symmetry(x.shape[-1]).undo_policy(logits, ks)
-            return logits.cpu().numpy(), values.float().cpu().numpy()
+                table = self._symmetry(x.shape[-1])
+                out = out._replace(policy=table.undo_policy(out.policy, ks),
+                                   ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
+            return out.map(lambda t: t.cpu().numpy())
 
     def warm_up(self, size: int | None = None) -> None:
         """Run one dummy batch, so that compiling (if any) happens now rather than on the first move."""
@@ -275,14 +300,13 @@ class NetEvaluator:
         self._cache.clear()
 
     # ------------------------------------------------------------ internals
-    def _forward(self, x: "torch.Tensor") -> tuple["torch.Tensor", "torch.Tensor"]:
+    def _forward(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
         import torch
 
         if self._compiled is None:
             return self.net(x)
         if len(x) == 1:  # Inductor specialises batch 1 (a second compilation): run it as a pair instead
-            logits, values = self._forward(torch.cat([x, x]))
-            return logits[:1], values[:1]
+            return self._forward(torch.cat([x, x])).map(lambda t: t[:1])
         try:
             result = self._compiled(x)
         except Exception as error:  # noqa: BLE001 -- any compiler failure: fall back to eager, once
@@ -294,6 +318,16 @@ class NetEvaluator:
         self._compiled_once = True
         return result
 
+    def _empty(self, batch: int, actions: int) -> "NetOutput[np.ndarray]":
+        """Room for ``batch`` rows of every head the network has (float32)."""
+        from engine.nn.net import NetOutput
+
+        ownership, score = "ownership" in self.aux_heads, "score" in self.aux_heads
+        return NetOutput(np.empty((batch, actions), np.float32), np.empty(batch, np.float32),
+                         np.empty((batch, actions - 1), np.float32) if ownership else None,
+                         np.empty(batch, np.float32) if score else None,
+                         np.empty(batch, np.float32) if score else None)
+
     def _keys(self, batch: PositionBatch) -> list[Hashable]:
         keys = batch.keys().tolist()
         if not self._history:
@@ -301,8 +335,8 @@ class NetEvaluator:
         rings = batch.cells[:, HISTORY:HISTORY + HISTORY_LEN]
         return [(key, int(batch.info[i, RING]), hash(rings[i].tobytes())) for i, key in enumerate(keys)]
 
-    def _lookup(self, keys: list[Hashable], logits: np.ndarray, values: np.ndarray) -> list[int]:
-        """Fill the cached rows; return the indices that must be computed."""
+    def _lookup(self, keys: list[Hashable], out: "NetOutput[np.ndarray]") -> list[int]:
+        """Fill the cached rows of ``out``; return the indices that must be computed."""
         todo = []
         for i, key in enumerate(keys):
             entry = self._cache.get(key)
@@ -310,14 +344,16 @@ class NetEvaluator:
                 todo.append(i)
                 continue
             self._cache.move_to_end(key)
-            logits[i], values[i] = entry
+            for rows, cached in zip(out, entry):
+                if rows is not None:
+                    rows[i] = cached
         self.hits += len(keys) - len(todo)
         self.misses += len(todo)
         return todo
 
-    def _store(self, keys: list[Hashable], logits: np.ndarray, values: np.ndarray) -> None:
-        for key, row, value in zip(keys, logits, values):
-            self._cache[key] = (row.copy(), float(value))
+    def _store(self, keys: list[Hashable], fresh: "NetOutput[np.ndarray]") -> None:
+        for i, key in enumerate(keys):
+            self._cache[key] = fresh.map(lambda rows: rows[i].copy())
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 

@@ -3,20 +3,24 @@
 A model file is a `safetensors <https://github.com/huggingface/safetensors>`_
 file (a JSON header, then raw tensor bytes; nothing in it is executed or
 unpickled). Its header metadata holds one key, ``"engine.model"``, whose value
-is a JSON object (format version 1)::
+is a JSON object (format version 2)::
 
-    {"format_version": 1,
+    {"format_version": 2,
      "game": "go",                       # "go" or "gomoku"
      "board_size": 19,                   # null: size-independent (pooled heads)
      "encoder": "zero17", "num_planes": 17,
      "architecture": {"blocks": 6, "filters": 64, "in_planes": 17,
-                      "board_size": 19, "heads": "fc"},
+                      "board_size": 19, "heads": "fc",
+                      "aux_heads": ["ownership", "score"]},   # [] for none
      "generation": 12, "training_steps": 40000,
      "created": "2025-01-31T12:00:00+00:00",
      "weights_crc32": 1234567890}       # CRC-32 of the tensors' bytes, by sorted name
 
-The tensors are the network's ``state_dict`` (float32 weights, batch-norm
-running statistics). Files are named :func:`model_name` + ``.safetensors``
+Format version 1 is the same without ``aux_heads`` (networks had none); such
+files still load, as networks without auxiliary heads, and play as before.
+Files are always written in the current version. The tensors are the
+network's ``state_dict`` (float32 weights, batch-norm running statistics).
+Files are named :func:`model_name` + ``.safetensors``
 (``000012-b6c64.safetensors``), so a plain sort puts generations in order.
 """
 
@@ -38,7 +42,8 @@ from engine.nn.net import NetConfig, PolicyValueNet
 __all__ = ["FORMAT_VERSION", "METADATA_KEY", "MODEL_SUFFIX", "ModelFormatError", "ModelInfo", "Model", "model_name",
            "save_model", "load_model", "read_info"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 METADATA_KEY = "engine.model"
 MODEL_SUFFIX = ".safetensors"
 GAMES = ("go", "gomoku")
@@ -64,7 +69,6 @@ class ModelInfo:
     generation: int = 0
     training_steps: int = 0
     created: str = field(default_factory=utc_timestamp)
-    format_version: int = FORMAT_VERSION
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -87,23 +91,30 @@ class ModelInfo:
         return f"{self.game} {size} with encoder {self.encoder} ({self.num_planes} planes)"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format_version": self.format_version, "game": self.game, "board_size": self.board_size,
+        """The metadata of the current format version (what :func:`save_model` writes)."""
+        return {"format_version": FORMAT_VERSION, "game": self.game, "board_size": self.board_size,
                 "encoder": self.encoder, "num_planes": self.num_planes, "architecture": self.config.to_dict(),
                 "generation": self.generation, "training_steps": self.training_steps, "created": self.created}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ModelInfo":
-        """Parse the metadata; raises ValueError/KeyError/TypeError on anything malformed."""
+        """Parse the metadata of any readable version; raises ValueError/KeyError/TypeError on anything malformed.
+
+        Version 2 must name its auxiliary heads; version 1 has none.
+        """
         version = int(data["format_version"])
-        if version != FORMAT_VERSION:
-            raise ValueError(f"format version {version} is not supported (this engine reads {FORMAT_VERSION})")
+        if version not in READABLE_VERSIONS:
+            raise ValueError(f"format version {version} is not supported (this engine reads "
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
+        if version >= 2 and "aux_heads" not in data["architecture"]:
+            raise ValueError(f"a version {version} architecture must name its aux_heads")
         config = NetConfig.from_dict(data["architecture"])
         if data["board_size"] != config.board_size:
             raise ValueError(f"board size {data['board_size']} disagrees with the architecture's "
                              f"{config.board_size}")
         return cls(game=str(data["game"]), encoder=str(data["encoder"]), num_planes=int(data["num_planes"]),
                    config=config, generation=int(data["generation"]),
-                   training_steps=int(data["training_steps"]), created=str(data["created"]), format_version=version)
+                   training_steps=int(data["training_steps"]), created=str(data["created"]))
 
 
 @dataclass

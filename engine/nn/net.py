@@ -1,9 +1,20 @@
 """The policy/value network: a residual tower with AlphaGo Zero or size-independent heads.
 
 Shapes. Input ``float[B, C, N, N]`` (C = ``in_planes``, row 0 at the top, as
-actions count); output ``(policy_logits float[B, N*N + 1], value float[B])``
-with pass last, unnormalised policy logits and a value in [-1, 1] from the
-side to move's point of view.
+actions count); output a :class:`NetOutput`: ``policy float[B, N*N + 1]``
+(unnormalised logits, pass last) and ``value float[B]`` in [-1, 1], plus the
+auxiliary heads the config names (None for those it does not), everything
+from the side to move's point of view:
+
+``ownership float[B, N*N]``
+    in [-1, 1] per point (tanh): +1 the side to move will own it at the end, -1
+    the opponent will (KataGo's ownership head).
+``score_mean float[B]``, ``score_stdev float[B]``
+    the final score difference (own points minus the opponent's, komi included)
+    as a mean and a standard deviation, in points. The layer computes O(1)
+    numbers ``(m, s)``; the outputs are ``m * N`` and ``(softplus(s) + 0.01) *
+    N`` for an N x N board, so a lead of a whole board row is one unit and the
+    standard deviation is always positive.
 
 Two head types, chosen by :attr:`NetConfig.heads`:
 
@@ -19,24 +30,68 @@ Two head types, chosen by :attr:`NetConfig.heads`:
     numbers per channel: the mean, the mean scaled by ``(N - 14) / 10`` (so
     the head can tell board sizes apart) and the max. No layer depends on N,
     so the same weights play every board size.
+
+The auxiliary heads (:attr:`NetConfig.aux_heads`) are the same for both: the
+ownership is a 1x1 convolution (over the trunk for ``"fc"``, whose value
+convolution has a single filter; over the 32 value features for ``"pooled"``,
+as KataGo's), the score a fully connected layer from the value head's hidden
+layer of 256 (two outputs: mean and spread). Neither depends on N, so pooled
+networks stay size-independent. A network without them has exactly the
+tensors of one written before they existed.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import torch
 from torch import Tensor, nn
 
-__all__ = ["NetConfig", "PolicyValueNet", "HEADS"]
+__all__ = ["NetConfig", "NetOutput", "PolicyValueNet", "HEADS", "AUX_HEADS", "parse_aux_heads"]
 
 HEADS = ("fc", "pooled")
+AUX_HEADS = ("ownership", "score")
+"""The auxiliary heads a network may have, in their canonical order."""
 VALUE_HIDDEN = 256
 POOLED_HEAD_FILTERS = 32
+MIN_STDEV = 0.01
+"""The least score standard deviation, in units of the board size (0.09 points on 9x9)."""
 _NAME = re.compile(r"b(\d+)c(\d+)(-pooled)?")
+
+Array = TypeVar("Array")
+
+
+class NetOutput(NamedTuple, Generic[Array]):
+    """What the heads give for a batch of B positions on N x N (see the module docstring): tensors from
+    the network, numpy arrays from the evaluator. An auxiliary head the network lacks gives None."""
+
+    policy: Array                  # [B, N*N + 1]
+    value: Array                   # [B], in [-1, 1]
+    ownership: Array | None        # [B, N*N], in [-1, 1]
+    score_mean: Array | None       # [B], points
+    score_stdev: Array | None      # [B], points, > 0
+
+    def map(self, function: Callable[[Array], Any]) -> "NetOutput[Any]":
+        """``function`` applied to every output present (the absent heads stay None)."""
+        return NetOutput(*(None if output is None else function(output) for output in self))
+
+
+def parse_aux_heads(text: str | Iterable[str]) -> tuple[str, ...]:
+    """``"ownership,score"``, ``"none"`` (or ``""``) or a sequence of names, as the canonical tuple.
+
+    Raises ValueError naming an unknown or repeated head.
+    """
+    names = [n.strip().lower() for n in (text.split(",") if isinstance(text, str) else text)]
+    names = [n for n in names if n and n != "none"]
+    unknown = [n for n in names if n not in AUX_HEADS]
+    if unknown or len(set(names)) != len(names):
+        raise ValueError(f"bad auxiliary heads {', '.join(names)!r}: expected distinct names among "
+                         f"{', '.join(AUX_HEADS)}, or none")
+    return tuple(head for head in AUX_HEADS if head in names)
 
 
 @dataclass(frozen=True)
@@ -44,7 +99,8 @@ class NetConfig:
     """The architecture: ``blocks`` residual blocks of ``filters`` 3x3 filters.
 
     ``board_size`` is required by the ``"fc"`` heads and must be ``None`` for
-    ``"pooled"`` ones, which fit every size.
+    ``"pooled"`` ones, which fit every size. ``aux_heads``: any of
+    :data:`AUX_HEADS`, kept in their canonical order (a list is accepted).
     """
 
     blocks: int
@@ -52,8 +108,10 @@ class NetConfig:
     in_planes: int
     board_size: int | None = 19
     heads: str = "fc"
+    aux_heads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "aux_heads", parse_aux_heads(self.aux_heads))
         if self.heads not in HEADS:
             raise ValueError(f"unknown heads {self.heads!r}: expected one of {', '.join(HEADS)}")
         for field in ("blocks", "filters", "in_planes"):
@@ -120,15 +178,17 @@ class FullyConnectedHeads(nn.Module):
     def __init__(self, filters: int, size: int) -> None:
         super().__init__()
         points = size * size
+        self.spatial_channels = filters   # the ownership convolution reads the trunk
         self.policy_conv = _conv_bn(filters, 2, 1)
         self.policy_fc = nn.Linear(2 * points, points + 1)
         self.value_conv = _conv_bn(filters, 1, 1)
         self.value_fc = nn.Sequential(nn.Linear(points, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1))
 
-    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """Policy logits, value, the features the ownership reads and the value's hidden layer."""
         policy = self.policy_fc(torch.relu(self.policy_conv(x)).flatten(1))
-        value = self.value_fc(torch.relu(self.value_conv(x)).flatten(1))
-        return policy, torch.tanh(value).squeeze(1)
+        hidden = self.value_fc[1](self.value_fc[0](torch.relu(self.value_conv(x)).flatten(1)))
+        return policy, torch.tanh(self.value_fc[2](hidden)).squeeze(1), x, hidden
 
 
 class PooledHeads(nn.Module):
@@ -137,17 +197,20 @@ class PooledHeads(nn.Module):
     def __init__(self, filters: int) -> None:
         super().__init__()
         width = POOLED_HEAD_FILTERS
+        self.spatial_channels = width   # the ownership convolution reads the value features
         self.policy_conv = _conv_bn(filters, width, 1)
         self.policy_points = nn.Conv2d(width, 1, 1)
         self.policy_pass = nn.Linear(3 * width, 1)
         self.value_conv = _conv_bn(filters, width, 1)
         self.value_fc = nn.Sequential(nn.Linear(3 * width, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1))
 
-    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """Policy logits, value, the features the ownership reads and the value's hidden layer."""
         p = torch.relu(self.policy_conv(x))
         policy = torch.cat([self.policy_points(p).flatten(1), self.policy_pass(global_pool(p))], dim=1)
-        value = self.value_fc(global_pool(torch.relu(self.value_conv(x))))
-        return policy, torch.tanh(value).squeeze(1)
+        v = torch.relu(self.value_conv(x))
+        hidden = self.value_fc[1](self.value_fc[0](global_pool(v)))
+        return policy, torch.tanh(self.value_fc[2](hidden)).squeeze(1), v, hidden
 
 
 class PolicyValueNet(nn.Module):
@@ -163,16 +226,28 @@ class PolicyValueNet(nn.Module):
             self.heads: nn.Module = FullyConnectedHeads(config.filters, config.board_size)
         else:
             self.heads = PooledHeads(config.filters)
+        channels = self.heads.spatial_channels
+        self.ownership_head = nn.Conv2d(channels, 1, 1) if "ownership" in config.aux_heads else None
+        self.score_head = nn.Linear(VALUE_HIDDEN, 2) if "score" in config.aux_heads else None
 
-    def forward(self, planes: Tensor) -> tuple[Tensor, Tensor]:
-        """``planes float[B, C, N, N]`` -> ``(policy logits [B, N*N + 1], value [B] in [-1, 1])``."""
+    def forward(self, planes: Tensor) -> NetOutput[Tensor]:
+        """``planes float[B, C, N, N]`` -> the heads' outputs (see the module docstring for units)."""
         if planes.ndim != 4 or planes.shape[1] != self.config.in_planes or planes.shape[2] != planes.shape[3]:
             raise ValueError(f"expected planes [B, {self.config.in_planes}, N, N], not {list(planes.shape)}")
         size = self.config.board_size
         if size is not None and planes.shape[-1] != size:
             raise ValueError(f"this {self.config.name} network plays {size}x{size}, not "
                              f"{planes.shape[-1]}x{planes.shape[-1]}")
-        return self.heads(self.tower(torch.relu(self.stem(planes))))
+        policy, value, spatial, hidden = self.heads(self.tower(torch.relu(self.stem(planes))))
+        ownership = score_mean = score_stdev = None
+        if self.ownership_head is not None:
+            ownership = torch.tanh(self.ownership_head(spatial)).flatten(1)
+        if self.score_head is not None:
+            n = planes.shape[-1]
+            mean, spread = self.score_head(hidden).unbind(1)
+            score_mean = mean * n
+            score_stdev = (nn.functional.softplus(spread) + MIN_STDEV) * n
+        return NetOutput(policy, value, ownership, score_mean, score_stdev)
 
     def for_inference(self) -> "PolicyValueNet":
         """A frozen copy in eval mode with every batch norm folded into the convolution before it.

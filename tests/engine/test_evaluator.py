@@ -41,9 +41,12 @@ class TwoPlanes:
         return np.stack([own, theirs], axis=1).astype(np.uint8)
 
 
-def _net(size: int | None, heads: str = "fc", seed: int = 0) -> PolicyValueNet:
+AUX = ("ownership", "score")
+
+
+def _net(size: int | None, heads: str = "fc", seed: int = 0, aux_heads: tuple[str, ...] = ()) -> PolicyValueNet:
     torch.manual_seed(seed)
-    return PolicyValueNet(NetConfig(1, 8, 2, size, heads))
+    return PolicyValueNet(NetConfig(1, 8, 2, size, heads, aux_heads))
 
 
 def _eager(net: PolicyValueNet | Model, encoder: TwoPlanes, **options: object) -> NetEvaluator:
@@ -118,22 +121,40 @@ def test_masked_softmax_matches_softmax_over_legal_actions() -> None:
 
 
 # ------------------------------------------------------------------- net
-@pytest.mark.parametrize("heads,size", [("fc", 5), ("fc", 9), ("pooled", 9)])
-def test_net_evaluator_masks_and_renormalises(heads: str, size: int) -> None:
+@pytest.mark.parametrize("heads,size,aux", [("fc", 5, ()), ("fc", 9, AUX), ("pooled", 9, ()), ("pooled", 9, AUX),
+                                            ("pooled", 5, ("ownership",)), ("fc", 5, ("score",))])
+def test_net_evaluator_masks_and_renormalises(heads: str, size: int, aux: tuple[str, ...]) -> None:
     rules = Rules.go(size, "japanese")
     positions = _positions(rules, 10)
-    net = _net(None if heads == "pooled" else size, heads)
-    priors, values = _eager(net, TwoPlanes()).evaluate(positions)
+    net = _net(None if heads == "pooled" else size, heads, aux_heads=aux)
+    evaluator = _eager(net, TwoPlanes())
+    priors, values = evaluator.evaluate(positions)
     _check_priors(priors, positions)
     assert values.shape == (10,) and values.dtype == np.float32
     assert np.all(np.abs(values) <= 1.0)
     # The priors are the network's softmax restricted to the legal actions (checked with torch's own softmax).
     with torch.no_grad():
-        logits, want_values = net.eval()(torch.from_numpy(TwoPlanes().encode_batch(positions)).float())
+        want = net.eval()(torch.from_numpy(TwoPlanes().encode_batch(positions)).float())
     masks = torch.from_numpy(np.stack([p.legal_mask() for p in positions]))
-    want = torch.softmax(logits.masked_fill(~masks, float("-inf")), dim=1).numpy()
-    np.testing.assert_allclose(priors, want, rtol=1e-4, atol=1e-6)
-    np.testing.assert_allclose(values, want_values.numpy(), rtol=1e-4, atol=1e-5)
+    want_priors = torch.softmax(want.policy.masked_fill(~masks, float("-inf")), dim=1).numpy()
+    np.testing.assert_allclose(priors, want_priors, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(values, want.value.numpy(), rtol=1e-4, atol=1e-5)
+    # The auxiliary heads come through as the network gives them, None where it has none.
+    heads_out = evaluator.evaluate_heads(positions)
+    assert evaluator.aux_heads == aux
+    np.testing.assert_array_equal(heads_out.policy, priors)
+    np.testing.assert_array_equal(heads_out.value, values)
+    shapes = {"ownership": (10, size * size), "score_mean": (10,), "score_stdev": (10,)}
+    for name, shape in shapes.items():
+        got, expected = getattr(heads_out, name), getattr(want, name)
+        assert (got is None) == (name.split("_")[0] not in aux) == (expected is None), name
+        if got is not None:
+            assert got.shape == shape and got.dtype == np.float32, name
+            np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
+    if "score" in aux:
+        assert np.all(heads_out.score_stdev > 0)
+    if "ownership" in aux:
+        assert np.all(np.abs(heads_out.ownership) <= 1)
 
 
 def test_values_stay_in_range_with_extreme_weights() -> None:
@@ -162,15 +183,20 @@ def test_bf16_runs_and_stays_close_to_fp32() -> None:
 def test_cache_hits_return_identical_results() -> None:
     positions = _positions(Rules.go(9, "japanese"), 8)
     encoder = TwoPlanes()
-    evaluator = _eager(_net(9), encoder, cache_size=100)
-    first = evaluator.evaluate(positions)
+    evaluator = _eager(_net(9, aux_heads=AUX), encoder, cache_size=100)
+    first = evaluator.evaluate_heads(positions)
     assert (evaluator.hits, evaluator.misses, encoder.calls) == (0, 8, 1)
-    again = evaluator.evaluate(positions[::-1])
+    again = evaluator.evaluate_heads(positions[::-1])
     assert (evaluator.hits, encoder.calls) == (8, 1), "cached positions were encoded again"
-    np.testing.assert_array_equal(again[0], first[0][::-1])
-    np.testing.assert_array_equal(again[1], first[1][::-1])
-    uncached = _eager(_net(9), TwoPlanes(), cache_size=0).evaluate(positions)
-    np.testing.assert_allclose(uncached[0], first[0], rtol=1e-6, atol=1e-7)
+    for field, (got, want) in zip(first._fields, zip(again, first)):
+        np.testing.assert_array_equal(got, want[::-1], err_msg=field)
+    mixed = evaluator.evaluate_heads(positions[:3] + _positions(Rules.go(9, "japanese"), 2, seed=7))
+    assert (evaluator.hits, encoder.calls) == (11, 2)
+    for got, want in zip(mixed, first):
+        np.testing.assert_array_equal(got[:3], want[:3])
+    uncached = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=0).evaluate_heads(positions)
+    for got, want in zip(uncached, first):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_cache_is_bounded_and_evicts_the_least_recent() -> None:
@@ -246,7 +272,7 @@ def test_random_symmetry_evaluates_the_transformed_board() -> None:
     """With symmetry k forced, the priors are those of the transformed board, mapped back."""
     rules = Rules.go(7, "japanese")
     positions = _positions(rules, 8, seed=5)
-    net = _net(7)
+    net = _net(7, aux_heads=AUX)
     plain = _eager(net, TwoPlanes(), cache_size=0)
     evaluator = _eager(net, TwoPlanes(), random_symmetry=True, cache_size=0)
     ks = np.arange(8)
@@ -256,21 +282,26 @@ def test_random_symmetry_evaluates_the_transformed_board() -> None:
             return ks[:size]
 
     evaluator._rng = Fixed()  # type: ignore[assignment]
-    priors, values = evaluator.evaluate(positions)
-    for k, position, row, value in zip(ks, positions, priors, values):
+    heads = evaluator.evaluate_heads(positions)
+    for k, position, row, value, ownership, score in zip(ks, positions, heads.policy, heads.value, heads.ownership,
+                                                         heads.score_mean):
         board = position.board()
         n = board.shape[0]
         turned = np.rot90(np.fliplr(board) if k >= 4 else board, k % 4)
         other = Position.from_board(rules, np.ascontiguousarray(turned), position.to_play)
-        other_priors, other_values = plain.evaluate([other])
+        other_heads = plain.evaluate_heads([other])
         grid = np.arange(n * n).reshape(n, n)
         source = np.rot90(np.fliplr(grid) if k >= 4 else grid, k % 4).reshape(-1)  # input cell of each output
         back = np.empty(n * n + 1, dtype=np.float32)
-        back[source] = other_priors[0, :-1]
-        back[-1] = other_priors[0, -1]
+        back[source] = other_heads.policy[0, :-1]
+        back[-1] = other_heads.policy[0, -1]
         if position.ko_action is None:  # from_board drops the ko point, so masks differ only with a ko
             np.testing.assert_allclose(row, back, rtol=1e-4, atol=1e-6)
-        assert abs(value - other_values[0]) < 1e-5
+        owned_back = np.empty(n * n, dtype=np.float32)
+        owned_back[source] = other_heads.ownership[0]
+        np.testing.assert_allclose(ownership, owned_back, rtol=1e-4, atol=1e-5)
+        assert abs(value - other_heads.value[0]) < 1e-5
+        assert abs(score - other_heads.score_mean[0]) < 1e-4
 
 
 def test_torch_symmetries_agree_with_the_encoders_package() -> None:
@@ -281,9 +312,12 @@ def test_torch_symmetries_agree_with_the_encoders_package() -> None:
     ks = torch.arange(8)
     turned = tables.planes(torch.from_numpy(planes), ks).numpy()
     undone = tables.undo_policy(torch.from_numpy(logits), ks).numpy()
+    points = tables.undo_points(torch.from_numpy(logits[:, :-1]), ks).numpy()
     for k in range(8):
         np.testing.assert_array_equal(turned[k], symmetry.transform_planes(planes[k], k))
         np.testing.assert_array_equal(undone[k], symmetry.inverse_policy(logits[k], k))
+        want = symmetry.inverse_planes(logits[k, :-1].reshape(size, size), k).reshape(-1)
+        np.testing.assert_array_equal(points[k], want)
 
 
 def test_with_a_real_encoder_and_a_model_file(tmp_path: pytest.TempPathFactory) -> None:
@@ -328,12 +362,14 @@ def test_compile_failure_falls_back_to_eager(caplog: pytest.LogCaptureFixture) -
 def test_compiled_network_matches_eager() -> None:
     """torch.compile (the CPU default): same answers, batch 1 included; one compilation (seconds)."""
     positions = _positions(Rules.go(5, "japanese"), 5)
-    eager = _eager(_net(5), TwoPlanes(), cache_size=0)
-    compiled = NetEvaluator(_net(5), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32", cache_size=0)
+    eager = _eager(_net(5, aux_heads=AUX), TwoPlanes(), cache_size=0)
+    compiled = NetEvaluator(_net(5, aux_heads=AUX), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32",
+                            cache_size=0)
     for batch in (positions, positions[:1]):
-        want, got = eager.evaluate(batch), compiled.evaluate(batch)
-        np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-6)
-        np.testing.assert_allclose(got[1], want[1], rtol=1e-4, atol=1e-5)
+        want, got = eager.evaluate_heads(batch), compiled.evaluate_heads(batch)
+        for field, a, b in zip(want._fields, got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=field)
+            assert len(a) == len(batch)
     assert compiled.runtime == "compile", "compiling failed and fell back to eager"
 
 

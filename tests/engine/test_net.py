@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from engine.nn.model_file import (
     read_info,
     save_model,
 )
-from engine.nn.net import NetConfig, PolicyValueNet
+from engine.nn.net import NetConfig, NetOutput, PolicyValueNet, parse_aux_heads
 
 
 def _net(config: NetConfig, seed: int = 0) -> PolicyValueNet:
@@ -48,22 +50,58 @@ def _model(config: NetConfig, game: str = "go", encoder: str = "two", generation
 
 
 # ------------------------------------------------------------------ network
+AUX = ("ownership", "score")
+
+
+def _check_outputs(net: PolicyValueNet, batch: int, size: int) -> None:
+    """Every head's shape and range on ``batch`` random 3-plane inputs; None for the heads the net lacks."""
+    out = net(_planes(batch, 3, size))
+    assert isinstance(out, NetOutput)
+    assert out.policy.shape == (batch, size * size + 1)
+    assert out.value.shape == (batch,) and bool((out.value.abs() <= 1).all())
+    aux = net.config.aux_heads
+    assert (out.ownership is None) == ("ownership" not in aux)
+    assert (out.score_mean is None) == (out.score_stdev is None) == ("score" not in aux)
+    if out.ownership is not None:
+        assert out.ownership.shape == (batch, size * size) and bool((out.ownership.abs() <= 1).all())
+    if out.score_mean is not None:
+        assert out.score_mean.shape == out.score_stdev.shape == (batch,)
+        assert bool((out.score_stdev > 0).all())
+
+
+@pytest.mark.parametrize("aux", [(), AUX, ("ownership",), ("score",)])
 @pytest.mark.parametrize("size", [5, 9, 19])
-def test_fc_heads_shapes(size: int) -> None:
-    net = _net(NetConfig(2, 8, 3, size))
-    logits, values = net(_planes(4, 3, size))
-    assert logits.shape == (4, size * size + 1)
-    assert values.shape == (4,)
-    assert bool(((values >= -1) & (values <= 1)).all())
+def test_fc_heads_shapes(size: int, aux: tuple[str, ...]) -> None:
+    _check_outputs(_net(NetConfig(2, 8, 3, size, aux_heads=aux)), 4, size)
 
 
-def test_pooled_heads_play_every_size_with_the_same_weights() -> None:
-    net = _net(NetConfig(2, 8, 3, None, "pooled"))
+@pytest.mark.parametrize("aux", [(), AUX])
+def test_pooled_heads_play_every_size_with_the_same_weights(aux: tuple[str, ...]) -> None:
+    net = _net(NetConfig(2, 8, 3, None, "pooled", aux))
     for size in (5, 9, 13, 19):
-        logits, values = net(_planes(3, 3, size))
-        assert logits.shape == (3, size * size + 1)
-        assert values.shape == (3,)
-        assert bool(((values >= -1) & (values <= 1)).all())
+        _check_outputs(net, 3, size)
+
+
+def test_score_outputs_are_in_points_of_the_board_size() -> None:
+    """The score layer's two numbers (m, s) give a mean of m * N points and a spread of (softplus(s) + 0.01) * N."""
+    net = _net(NetConfig(1, 8, 3, None, "pooled", AUX))
+    with torch.no_grad():
+        net.score_head.weight.zero_()
+        net.score_head.bias.copy_(torch.tensor([0.5, 0.0]))
+        for size in (5, 9, 19):
+            out = net(_planes(2, 3, size))
+            torch.testing.assert_close(out.score_mean, torch.full((2,), 0.5 * size))
+            torch.testing.assert_close(out.score_stdev, torch.full((2,), (math.log(2) + 0.01) * size))
+
+
+def test_aux_heads_add_tensors_and_keep_the_others() -> None:
+    """A network without auxiliary heads has exactly the tensors of a version 1 file; the heads add their own."""
+    for config in (NetConfig(2, 8, 3, 9), NetConfig(2, 8, 3, None, "pooled")):
+        plain = set(PolicyValueNet(config).state_dict())
+        assert not any("ownership" in name or "score" in name for name in plain)
+        headed = set(PolicyValueNet(NetConfig(2, 8, 3, config.board_size, config.heads, AUX)).state_dict())
+        assert headed - plain == {"ownership_head.weight", "ownership_head.bias", "score_head.weight",
+                                  "score_head.bias"} and plain <= headed
 
 
 def test_pooled_policy_is_translation_equivariant_away_from_the_edge() -> None:
@@ -86,7 +124,7 @@ def test_fc_net_refuses_another_board_size() -> None:
 
 
 def test_inference_copy_folds_batch_norm_without_changing_outputs() -> None:
-    for config in (NetConfig(2, 8, 3, 9), NetConfig(2, 8, 3, None, "pooled")):
+    for config in (NetConfig(2, 8, 3, 9, aux_heads=AUX), NetConfig(2, 8, 3, None, "pooled", AUX)):
         net = _net(config)
         frozen = net.for_inference()
         assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in frozen.modules())
@@ -94,7 +132,7 @@ def test_inference_copy_folds_batch_norm_without_changing_outputs() -> None:
         x = _planes(5, 3, 9)
         with torch.no_grad():
             for got, want in zip(frozen(x), net(x)):
-                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_config_validation_and_names() -> None:
@@ -104,9 +142,15 @@ def test_config_validation_and_names() -> None:
     assert NetConfig.from_name("B3C32-pooled", 4, 15) == NetConfig(3, 32, 4, None, "pooled")
     for bad in (lambda: NetConfig(6, 64, 17, None), lambda: NetConfig(6, 64, 17, 19, "pooled"),
                 lambda: NetConfig(6, 0, 17, 19), lambda: NetConfig(6, 64, 17, 19, "conv"),
-                lambda: NetConfig.from_name("resnet", 17, 19)):
+                lambda: NetConfig.from_name("resnet", 17, 19), lambda: NetConfig(6, 64, 17, 19, aux_heads=("policy",)),
+                lambda: NetConfig(6, 64, 17, 19, aux_heads=("score", "score"))):
         with pytest.raises(ValueError):
             bad()
+    assert NetConfig(6, 64, 17, 19, aux_heads=["score", "ownership"]).aux_heads == AUX   # canonical order
+    assert NetConfig(6, 64, 17, 19, aux_heads=("score",)).name == "b6c64"
+    assert parse_aux_heads("Score, ownership") == AUX and parse_aux_heads("none") == parse_aux_heads("") == ()
+    with pytest.raises(ValueError, match="territory"):
+        parse_aux_heads("ownership,territory")
 
 
 def test_model_names_sort_by_generation() -> None:
@@ -117,7 +161,8 @@ def test_model_names_sort_by_generation() -> None:
 
 
 # -------------------------------------------------------------- model files
-@pytest.mark.parametrize("config", [NetConfig(2, 8, 3, 9), NetConfig(1, 8, 3, None, "pooled")])
+@pytest.mark.parametrize("config", [NetConfig(2, 8, 3, 9), NetConfig(1, 8, 3, None, "pooled"),
+                                    NetConfig(2, 8, 3, 9, aux_heads=AUX), NetConfig(1, 8, 3, None, "pooled", AUX)])
 def test_round_trip_gives_identical_outputs(tmp_path: Path, config: NetConfig) -> None:
     model = _model(config)
     path = save_model(tmp_path / f"{model.name}.safetensors", model)
@@ -127,8 +172,8 @@ def test_round_trip_gives_identical_outputs(tmp_path: Path, config: NetConfig) -
     x = _planes(3, 3, 9)
     with torch.no_grad():
         for got, want in zip(loaded.net(x), model.net(x)):
-            assert torch.equal(got, want)
-    assert read_info(path) == model.info
+            assert (got is None and want is None) or torch.equal(got, want)
+    assert read_info(path) == model.info and loaded.info.config.aux_heads == config.aux_heads
 
 
 def test_metadata_is_json_under_one_key(tmp_path: Path) -> None:
@@ -140,9 +185,67 @@ def test_metadata_is_json_under_one_key(tmp_path: Path) -> None:
         metadata = json.loads(handle.metadata()[METADATA_KEY])
     assert metadata["game"] == "gomoku" and metadata["board_size"] == 9
     assert metadata["encoder"] == "gomoku4" and metadata["num_planes"] == 3
-    assert metadata["architecture"] == {"blocks": 1, "filters": 8, "in_planes": 3, "board_size": 9, "heads": "fc"}
+    assert metadata["architecture"] == {"blocks": 1, "filters": 8, "in_planes": 3, "board_size": 9, "heads": "fc",
+                                        "aux_heads": []}
     assert metadata["generation"] == 12 and metadata["training_steps"] == 345
-    assert metadata["format_version"] == 1 and "created" in metadata
+    assert metadata["format_version"] == 2 and "created" in metadata
+
+
+def _rewrite_metadata(path: Path, out: Path, change: Callable[[dict], None]) -> Path:
+    """A copy of the model file at ``path`` with its metadata changed by ``change`` (weights untouched)."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as handle:
+        metadata = json.loads(handle.metadata()[METADATA_KEY])
+        tensors = {name: handle.get_tensor(name) for name in handle.keys()}
+    change(metadata)
+    save_file(tensors, str(out), metadata={METADATA_KEY: json.dumps(metadata)})
+    return out
+
+
+def _as_version_1(metadata: dict) -> None:
+    metadata["format_version"] = 1
+    del metadata["architecture"]["aux_heads"]
+
+
+@pytest.mark.parametrize("config", [NetConfig(1, 8, 3, 9), NetConfig(1, 8, 3, None, "pooled")])
+def test_version_1_files_load_and_play_as_before(tmp_path: Path, config: NetConfig) -> None:
+    model = _model(config)
+    old = _rewrite_metadata(save_model(tmp_path / "new.safetensors", model), tmp_path / "old.safetensors",
+                            _as_version_1)
+    loaded = load_model(old, expect_game="go", expect_size=9)
+    assert loaded.info == model.info and loaded.net.config.aux_heads == ()
+    x = _planes(3, 3, 9)
+    with torch.no_grad():
+        got, want = loaded.net(x), model.net(x)
+    assert torch.equal(got.policy, want.policy) and torch.equal(got.value, want.value)
+    assert got.ownership is got.score_mean is got.score_stdev is None
+    resaved = save_model(tmp_path / "again.safetensors", loaded.with_generation(13, 400))
+    assert read_info(resaved).config == config   # saved again as version 2, still without heads
+
+
+def test_the_bundled_version_1_network_still_loads() -> None:
+    from engine.nn.networks import bundled_model
+
+    path = bundled_model("go")
+    assert path is not None
+    model = load_model(path, expect_game="go", expect_size=9)
+    assert model.net(torch.zeros(1, model.info.num_planes, 9, 9)).policy.shape == (1, 82)
+
+
+def test_a_version_2_file_must_name_its_heads(tmp_path: Path) -> None:
+    def forget_heads(metadata: dict) -> None:
+        del metadata["architecture"]["aux_heads"]
+
+    good = save_model(tmp_path / "good.safetensors", _model(NetConfig(1, 8, 3, 9)))
+    forgetful = _rewrite_metadata(good, tmp_path / "forgetful.safetensors", forget_heads)
+    with pytest.raises(ModelFormatError, match="forgetful.safetensors has malformed metadata.*aux_heads"):
+        load_model(forgetful)
+    lying = _rewrite_metadata(save_model(tmp_path / "headed.safetensors", _model(NetConfig(1, 8, 3, 9,
+                                                                                           aux_heads=AUX))),
+                              tmp_path / "lying.safetensors", _as_version_1)
+    with pytest.raises(ModelFormatError, match="lying.safetensors: the weights do not fit"):
+        load_model(lying)
 
 
 class _Encoder:
@@ -237,15 +340,11 @@ def test_missing_or_malformed_metadata(tmp_path: Path) -> None:
 
 def test_weights_that_do_not_fit_the_architecture(tmp_path: Path) -> None:
     """A header that describes another network than the tensors hold."""
-    good = save_model(tmp_path / "good.safetensors", _model(NetConfig(1, 8, 3, 9)))
-    from safetensors import safe_open
+    def deepen(metadata: dict) -> None:
+        metadata["architecture"]["blocks"] = 2
 
-    with safe_open(str(good), framework="pt") as handle:
-        metadata = json.loads(handle.metadata()[METADATA_KEY])
-        tensors = {name: handle.get_tensor(name) for name in handle.keys()}
-    metadata["architecture"]["blocks"] = 2
-    lying = tmp_path / "lying.safetensors"
-    save_file(tensors, str(lying), metadata={METADATA_KEY: json.dumps(metadata)})
+    good = save_model(tmp_path / "good.safetensors", _model(NetConfig(1, 8, 3, 9)))
+    lying = _rewrite_metadata(good, tmp_path / "lying.safetensors", deepen)
     with pytest.raises(ModelFormatError, match="lying.safetensors: the weights do not fit a b2c8 network"):
         load_model(lying)
 
