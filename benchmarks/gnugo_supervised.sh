@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Supervised learning from GNU Go (issue 5): 9x9 games of GNU Go against itself, gathered as SGF, and a
 # network trained on them whose top-1 accuracy on held-out GNU Go games is the result (target: >= 40%).
+# Games that end by passing carry GNU Go's dead stones (TB/TW), so the network's ownership and score heads
+# (issue 12) learn from them too; validation then reports the score error and ownership accuracy.
 #
 #   benchmarks/gnugo_supervised.sh [WORK_DIR]     # default runs/gnugo9; every step resumes after a kill
 #
@@ -19,6 +21,7 @@ FILTERS=${FILTERS:-48}
 BATCH=${BATCH:-128}
 ENCODER=${ENCODER:-elevenplane}
 HEADS=${HEADS:-pooled}        # size-independent heads: the result is the bundled network for every board size
+AUX_HEADS=${AUX_HEADS:-ownership,score}
 mkdir -p "$WORK"
 
 t0=$(date +%s)
@@ -29,7 +32,7 @@ engine gnugo-games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --size 9 --level
 t1=$(date +%s)
 
 [ -f "$WORK/model0.safetensors" ] || engine bootstrap "$WORK/model0.safetensors" --game go --size 9 \
-    --encoder "$ENCODER" --blocks "$BLOCKS" --filters "$FILTERS" --heads "$HEADS"
+    --encoder "$ENCODER" --blocks "$BLOCKS" --filters "$FILTERS" --heads "$HEADS" --aux-heads "$AUX_HEADS"
 engine gather --sgf "$WORK/sgf/train" --output-directory "$WORK/chunks/train" --model "$WORK/model0.safetensors" \
     --size 9 --skip-moves "$RANDOM_MOVES"
 engine gather --sgf "$WORK/sgf/holdout" --output-directory "$WORK/chunks/holdout" \

@@ -1,22 +1,29 @@
-"""Training chunks: (planes, pi, z) samples in compressed, versioned ``.npz`` files.
+"""Training chunks: (planes, pi, z, ownership, score) samples in compressed, versioned ``.npz`` files.
 
 A chunk is written by ``np.savez_compressed`` and read with
-``np.load(allow_pickle=False)``: nothing in it is executed. Format version 1
-holds four arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
+``np.load(allow_pickle=False)``: nothing in it is executed. Format version 2
+holds seven arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
 
-    meta    0-d str: JSON {"format": "engine-chunk", "format_version": 1, "game": "go",
-                           "board_size": 9, "encoder": "zero17", "num_planes": 17,
-                           "plane_coding": "bits", "samples": M,
-                           "sources": ["<sha256 of an input file>", ...], "created": "..."}
-    planes  uint8[M, ceil(C*N*N / 8)]   "bits": np.packbits of the 0/1 planes, flattened C, N, N
-            uint8[M, ceil(2*C*N*N / 8)] "signed-bits": +1 bits then -1 bits (int8 encoders, oneplane)
-    policy  float16[M, A]  pi: the search's visit distribution (or the played move, one-hot), sums to 1
-    value   float32[M]     z: the game's result from the side to move's point of view (+1 win, 0 draw, -1 loss)
+    meta      0-d str: JSON {"format": "engine-chunk", "format_version": 2, "game": "go",
+                             "board_size": 9, "encoder": "zero17", "num_planes": 17,
+                             "plane_coding": "bits", "samples": M,
+                             "sources": ["<sha256 of an input file>", ...], "created": "..."}
+    planes    uint8[M, ceil(C*N*N / 8)]   "bits": np.packbits of the 0/1 planes, flattened C, N, N
+              uint8[M, ceil(2*C*N*N / 8)] "signed-bits": +1 bits then -1 bits (int8 encoders, oneplane)
+    policy    float16[M, A]  pi: the search's visit distribution (or the played move, one-hot), sums to 1
+    value     float32[M]     z: the game's result from the side to move's point of view (+1 win, 0 draw, -1 loss)
+    ownership uint8[M, ceil(2*N*N / 8)]  the final owner of each point from the side to move: np.packbits
+                             of the points it owns, then those the opponent owns (nobody's: neither bit)
+    score     float32[M]     the final score from the side to move, in points, komi included
+    aux_mask  bool[M]        whether the sample has the ownership and score targets (its game ended on
+                             the board and was scored); where not, both are 0 and train nothing
 
-Planes, pi and z are from the side to move's point of view, untransformed:
-the 8 symmetries are applied at training time. Samples are shuffled within
-a chunk. Any problem (not a zip, missing array, wrong shape or dtype, another
-encoder or board size than expected) raises :class:`~training.errors.ChunkFormatError`
+Version 1 is the first four arrays alone; its samples read as masked (they
+train the policy and value only). Every target is from the side to move's
+point of view, untransformed: the 8 symmetries are applied at training time
+(to planes, pi and ownership alike). Samples are shuffled within a chunk.
+Any problem (not a zip, missing array, wrong shape or dtype, another encoder
+or board size than expected) raises :class:`~training.errors.ChunkFormatError`
 naming the file.
 """
 
@@ -28,7 +35,7 @@ import os
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +45,11 @@ from engine import atomic_path
 from training.errors import ChunkFormatError
 
 __all__ = ["CHUNK_FORMAT", "CHUNK_VERSION", "CHUNK_SUFFIX", "ChunkInfo", "Samples", "pack_planes", "unpack_planes",
-           "write_chunk", "read_chunk", "read_chunk_info", "list_chunks", "load_samples"]
+           "pack_ownership", "write_chunk", "read_chunk", "read_chunk_info", "list_chunks", "load_samples"]
 
 CHUNK_FORMAT = "engine-chunk"
-CHUNK_VERSION = 1
+CHUNK_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 CHUNK_SUFFIX = ".npz"
 PLANE_CODINGS = ("bits", "signed-bits")
 
@@ -68,6 +76,7 @@ class ChunkInfo:
         return self.board_size * self.board_size + 1
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``meta`` of the current format version (what :func:`write_chunk` writes)."""
         return {"format": CHUNK_FORMAT, "format_version": CHUNK_VERSION, "game": self.game,
                 "board_size": self.board_size, "encoder": self.encoder, "num_planes": self.num_planes,
                 "plane_coding": self.plane_coding, "samples": self.samples, "sources": list(self.sources),
@@ -75,11 +84,12 @@ class ChunkInfo:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ChunkInfo":
+        """Parse the ``meta`` of any readable version; ValueError/KeyError/TypeError on anything malformed."""
         if data.get("format") != CHUNK_FORMAT:
             raise ValueError(f"format is {data.get('format')!r}, not {CHUNK_FORMAT!r}")
-        if data.get("format_version") != CHUNK_VERSION:
+        if data.get("format_version") not in READABLE_VERSIONS:
             raise ValueError(f"format version {data.get('format_version')} is not supported (this engine reads "
-                             f"{CHUNK_VERSION})")
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
         if data["plane_coding"] not in PLANE_CODINGS:
             raise ValueError(f"unknown plane coding {data['plane_coding']!r}")
         return cls(game=str(data["game"]), board_size=int(data["board_size"]), encoder=str(data["encoder"]),
@@ -98,13 +108,17 @@ class ChunkInfo:
 
 @dataclass
 class Samples:
-    """Samples in memory, planes still packed: ``planes uint8[M, bytes]``, ``policy float16[M, A]``,
-    ``value float32[M]``; ``info`` describes them (its ``samples`` is the first chunk's)."""
+    """Samples in memory, planes and ownership still packed, as a chunk holds them (see the module
+    docstring): ``planes``, ``policy``, ``value``, ``ownership``, ``score``, ``aux_mask``; ``info``
+    describes them (its ``samples`` is the first chunk's when chunks were concatenated)."""
 
     info: ChunkInfo
     planes: np.ndarray
     policy: np.ndarray
     value: np.ndarray
+    ownership: np.ndarray
+    score: np.ndarray
+    aux_mask: np.ndarray
 
     def __len__(self) -> int:
         return len(self.value)
@@ -112,6 +126,26 @@ class Samples:
     def planes_at(self, index: np.ndarray) -> np.ndarray:
         """``float32[len(index), C, N, N]``: the unpacked planes of some samples."""
         return unpack_planes(self.planes[index], self.info.plane_shape, self.info.plane_coding)
+
+    def batch_at(self, index: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Some samples unpacked, as the fields of :class:`training.losses.Batch`: planes float32[B, C, N, N],
+        policy float32[B, A], value float32[B], ownership float32[B, N*N] (+1 the side to move's, -1 the
+        opponent's), score float32[B], aux_mask bool[B]."""
+        points = self.info.board_size ** 2
+        ownership = unpack_planes(self.ownership[index], (1, 1, points), "signed-bits").reshape(len(index), points)
+        return (self.planes_at(index), self.policy[index].astype(np.float32), self.value[index], ownership,
+                self.score[index], self.aux_mask[index])
+
+    @classmethod
+    def concatenate(cls, parts: Sequence["Samples"]) -> "Samples":
+        """The samples of ``parts`` one after the other, described by the first part's info."""
+        names = [item.name for item in fields(cls) if item.name != "info"]
+        return cls(parts[0].info, **{name: np.concatenate([getattr(part, name) for part in parts]) for name in names})
+
+
+def _pack_signed(flat: np.ndarray) -> np.ndarray:
+    """``np.packbits`` of the +1 bits, then the -1 bits, of each row of ``flat[M, K]``."""
+    return np.packbits(np.concatenate([flat == 1, flat == -1], axis=1), axis=1)
 
 
 def pack_planes(planes: np.ndarray) -> tuple[np.ndarray, str]:
@@ -121,7 +155,7 @@ def pack_planes(planes: np.ndarray) -> tuple[np.ndarray, str]:
     if flat.size and flat.min() < 0:
         if flat.min() < -1 or flat.max() > 1:
             raise ValueError("signed planes must hold -1, 0 and +1 only")
-        return np.packbits(np.concatenate([flat == 1, flat == -1], axis=1), axis=1), "signed-bits"
+        return _pack_signed(flat), "signed-bits"
     if flat.size and flat.max() > 1:
         raise ValueError("planes must hold 0 and 1 only to be bit-packed")
     return np.packbits(flat.astype(bool), axis=1), "bits"
@@ -138,32 +172,49 @@ def unpack_planes(packed: np.ndarray, shape: tuple[int, int, int], coding: str) 
     return flat.reshape(len(packed), *shape)
 
 
+def pack_ownership(ownership: np.ndarray) -> np.ndarray:
+    """Bit-pack ``int[M, N*N]`` owners from the side to move (+1, -1, 0): ``uint8[M, ceil(2*N*N / 8)]``."""
+    flat = np.asarray(ownership).reshape(len(ownership), -1)
+    if flat.size and (flat.min() < -1 or flat.max() > 1):
+        raise ValueError("ownership must hold -1, 0 and +1 only")
+    return _pack_signed(flat)
+
+
 def _packed_width(info: ChunkInfo) -> int:
     count = info.num_planes * info.board_size ** 2 * (2 if info.plane_coding == "signed-bits" else 1)
     return (count + 7) // 8
 
 
-def write_chunk(path: str | os.PathLike[str], info: ChunkInfo, planes: np.ndarray, policy: np.ndarray,
-                value: np.ndarray) -> Path:
-    """Write samples to ``path`` atomically. ``planes`` are packed already (:func:`pack_planes`)."""
-    if not (len(planes) == len(policy) == len(value) == info.samples):
-        raise ValueError(f"{info.samples} samples described but {len(planes)} planes, {len(policy)} policies and "
-                         f"{len(value)} values given")
+def _shapes(info: ChunkInfo) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """Every array's shape and dtype in a chunk of ``info``."""
+    m = info.samples
+    return {"planes": ((m, _packed_width(info)), np.uint8), "policy": ((m, info.num_actions), np.float16),
+            "value": ((m,), np.float32), "ownership": ((m, (2 * info.board_size ** 2 + 7) // 8), np.uint8),
+            "score": ((m,), np.float32), "aux_mask": ((m,), np.bool_)}
+
+
+def write_chunk(path: str | os.PathLike[str], samples: Samples) -> Path:
+    """Write ``samples`` (packed: :func:`pack_planes`, :func:`pack_ownership`) to ``path`` atomically."""
+    info = samples.info
     if info.created == "":
         info = replace(info, created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    arrays = {}
+    for name, (shape, dtype) in _shapes(info).items():
+        array = getattr(samples, name)
+        if array.shape != shape:
+            raise ValueError(f"{info.samples} samples described but {name} is {list(array.shape)}, not {list(shape)}")
+        arrays[name] = np.ascontiguousarray(array, dtype=dtype)
     with atomic_path(path) as temp:
         with open(temp, "wb") as handle:
-            np.savez_compressed(handle, meta=np.array(json.dumps(info.to_dict(), sort_keys=True)),
-                                planes=np.ascontiguousarray(planes, dtype=np.uint8),
-                                policy=np.asarray(policy, dtype=np.float16),
-                                value=np.asarray(value, dtype=np.float32))
+            np.savez_compressed(handle, meta=np.array(json.dumps(info.to_dict(), sort_keys=True)), **arrays)
     return Path(path)
 
 
-def _info_of(path: Path, archive: Any) -> ChunkInfo:
+def _info_of(path: Path, archive: Any) -> tuple[ChunkInfo, int]:
+    """The chunk's description and format version, or a ChunkFormatError naming the file."""
     try:
         data = json.loads(str(archive["meta"][()]))
-        return ChunkInfo.from_dict(data)
+        return ChunkInfo.from_dict(data), int(data["format_version"])
     except KeyError as error:
         raise ChunkFormatError(f"chunk {path}: no {error} in it: not a chunk written by engine gather") from error
     except (ValueError, TypeError, AttributeError) as error:
@@ -190,30 +241,33 @@ def read_chunk_info(path: str | os.PathLike[str]) -> ChunkInfo:
     """The description of a chunk, without reading its samples."""
     path = Path(path)
     with _open(path) as archive:
-        return _info_of(path, archive)
+        return _info_of(path, archive)[0]
 
 
 def read_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) -> Samples:
-    """Read and check a chunk; ``expect`` (game, board size, encoder) must fit when given."""
+    """Read and check a chunk; ``expect`` (game, board size, encoder) must fit when given.
+
+    A version 1 chunk reads with every sample masked out of the ownership and score targets.
+    """
     path = Path(path)
     with _open(path) as archive:
-        info = _info_of(path, archive)
+        info, version = _info_of(path, archive)
         _check_fit(path, info, expect)
+        shapes = _shapes(info)
+        names = list(shapes) if version >= 2 else ["planes", "policy", "value"]
+        missing = [name for name in names if name not in archive.files]
+        if missing:
+            raise ChunkFormatError(f"chunk {path}: array {missing[0]!r} is missing")
         try:
-            planes, policy, value = archive["planes"], archive["policy"], archive["value"]
-        except KeyError as error:
-            raise ChunkFormatError(f"chunk {path}: array {error} is missing") from error
+            arrays = {name: archive[name] for name in names}
         except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as error:
             raise ChunkFormatError(f"chunk {path}: corrupt data: {error}") from error
-    expected = {"planes": ((info.samples, _packed_width(info)), np.uint8),
-                "policy": ((info.samples, info.num_actions), np.float16),
-                "value": ((info.samples,), np.float32)}
-    for name, array in (("planes", planes), ("policy", policy), ("value", value)):
-        shape, dtype = expected[name]
+    for name, (shape, dtype) in shapes.items():
+        array = arrays.setdefault(name, np.zeros(shape, dtype))   # version 1: no targets, all masked
         if array.shape != shape or array.dtype != dtype:
             raise ChunkFormatError(f"chunk {path}: {name} is {array.dtype}{list(array.shape)}, expected "
                                    f"{np.dtype(dtype)}{list(shape)}")
-    return Samples(info, planes, policy, value)
+    return Samples(info, **arrays)
 
 
 def list_chunks(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -241,5 +295,4 @@ def load_samples(paths: Sequence[str | os.PathLike[str]], expect: ChunkInfo | No
     for path in files:
         part = read_chunk(path, expect if expect is not None else (parts[0].info if parts else None))
         parts.append(part)
-    return Samples(parts[0].info, np.concatenate([p.planes for p in parts]),
-                   np.concatenate([p.policy for p in parts]), np.concatenate([p.value for p in parts]))
+    return Samples.concatenate(parts)

@@ -51,6 +51,38 @@ def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> floa
     return percent / 100
 
 
+def _aux_heads(_ctx: click.Context, _param: click.Parameter, text: str | None) -> tuple[str, ...] | None:
+    """``--aux-heads ownership,score`` as the heads' names; None when not given (the game's default)."""
+    if text is None:
+        return None
+    from engine import parse_aux_heads
+
+    try:
+        return parse_aux_heads(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from error
+
+
+def _aux_heads_option(name: str) -> Callable[..., Any]:
+    """``--aux-heads`` of a command that makes a new network, setting the parameter ``name``."""
+    return click.option("--aux-heads", name, default=None, callback=_aux_heads,
+                        help="Auxiliary heads of a new network: ownership,score, one of them, or none "
+                             "[default: ownership,score for go, none for gomoku].")
+
+
+def _loss_weights(prefix: str = "") -> Callable[..., Any]:
+    """The ownership and score loss weights (``prefix``: where the parameters go in a nested config)."""
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for flag, weight, what in (("--score-stdev-weight", 0.02, "the score spread's Gaussian NLL"),
+                                   ("--score-mean-weight", 0.02, "the score mean's Huber loss"),
+                                   ("--ownership-weight", 1.5, "the ownership's per-point squared error")):
+            name = prefix + flag[2:].replace("-", "_")
+            command = click.option(flag, name, type=click.FloatRange(0), default=weight, show_default=True,
+                                   help=f"Weight of {what} (networks with the head).")(command)
+        return command
+    return decorate
+
+
 # --------------------------------------------------------------- bootstrap
 @click.command("bootstrap")
 @click.argument("out_model", type=click.Path(dir_okay=False))
@@ -61,19 +93,21 @@ def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> floa
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer.")
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
               help="fc: AlphaGo Zero heads for one board size; pooled: any board size.")
+@_aux_heads_option("aux_heads")
 @click.option("--seed", type=int, default=0, show_default=True)
 def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None, blocks: int, filters: int,
-                      heads: str, seed: int) -> None:
+                      heads: str, aux_heads: tuple[str, ...] | None, seed: int) -> None:
     """Write a randomly initialised model, generation 0."""
     from engine import EngineError, read_info
     from training.models import BootstrapConfig, bootstrap
 
     try:
-        path = bootstrap(out_model, BootstrapConfig(game, size, encoder, blocks, filters, heads, seed))
+        path = bootstrap(out_model, BootstrapConfig(game, size, encoder, blocks, filters, heads, seed, aux_heads))
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
     info = read_info(path)
-    click.echo(f"{path}: {info.name}, {info.describe()}")
+    aux = ", ".join(info.config.aux_heads) or "none"
+    click.echo(f"{path}: {info.name}, {info.describe()}, auxiliary heads: {aux}")
 
 
 # ---------------------------------------------------------------- selfplay
@@ -205,6 +239,7 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
 @click.option("--schedule", type=click.Choice(["constant", "cosine", "step"]), default="cosine", show_default=True)
 @click.option("--warmup-steps", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--value-weight", type=click.FloatRange(0), default=1.0, show_default=True)
+@_loss_weights()
 @click.option("--kl-target", type=click.FloatRange(0, min_open=True), default=None,
               help="KL-adaptive learning rate: keep the policy's change per step near this KL divergence.")
 @click.option("--no-symmetries", is_flag=True, help="Train on the samples as stored (no random symmetry).")
@@ -212,6 +247,7 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
+@_aux_heads_option("aux_heads")
 @click.option("--device", default=None)
 @click.option("--threads", type=click.IntRange(1), default=None,
               help="CPU threads for torch [default: every core]; 1 when other work shares the cores.")
@@ -219,9 +255,11 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
 @click.option("--json", "as_json", is_flag=True)
 def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, generation_num: int | None,
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
-                  l2: float, schedule: str, warmup_steps: int, value_weight: float, kl_target: float | None,
+                  l2: float, schedule: str, warmup_steps: int, value_weight: float, ownership_weight: float,
+                  score_mean_weight: float, score_stdev_weight: float, kl_target: float | None,
                   no_symmetries: bool, checkpoint_every: int, blocks: int, filters: int, heads: str,
-                  device: str | None, threads: int | None, seed: int, as_json: bool) -> None:
+                  aux_heads: tuple[str, ...] | None, device: str | None, threads: int | None, seed: int,
+                  as_json: bool) -> None:
     """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
     from tqdm import tqdm
 
@@ -233,12 +271,14 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,
                          learning_rate=lr if lr is not None else (0.001 if optimizer == "adam" else 0.02),
                          momentum=momentum, l2=l2, schedule=schedule, warmup_steps=warmup_steps,
-                         value_weight=value_weight, kl_target=kl_target, symmetries=not no_symmetries,
+                         value_weight=value_weight, ownership_weight=ownership_weight,
+                         score_mean_weight=score_mean_weight, score_stdev_weight=score_stdev_weight,
+                         kl_target=kl_target, symmetries=not no_symmetries,
                          checkpoint_every=checkpoint_every, seed=seed, device=device)
     set_cpu_threads(threads)
     try:
         samples = load_samples(list(chunks))
-        new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed)
+        new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed, aux_heads=aux_heads)
         model = model_for_chunks(samples.info, load_file, new)
         generation = generation_num if generation_num is not None else (
             model.info.generation + 1 if load_file else 1)
@@ -341,6 +381,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--blocks", "bootstrap__blocks", type=click.IntRange(0), default=2, show_default=True)
 @click.option("--filters", "bootstrap__filters", type=click.IntRange(1), default=32, show_default=True)
 @click.option("--heads", "bootstrap__heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
+@_aux_heads_option("bootstrap__aux_heads")
 @click.option("--generations", "generations", type=click.IntRange(1), default=10, show_default=True)
 @click.option("--games", "games_per_generation", type=click.IntRange(1), default=200, show_default=True,
               help="Self-play games a generation.")
@@ -361,6 +402,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               show_default=True)
 @click.option("--kl-target", "train__kl_target", type=click.FloatRange(0, min_open=True), default=None)
 @click.option("--l2", "train__l2", type=click.FloatRange(0), default=1e-4, show_default=True)
+@_loss_weights("train__")
 @click.option("--window", "window", type=click.IntRange(1), default=4, show_default=True,
               help="Generations of samples a generation trains on.")
 @click.option("--gate-games", "gate_games", type=click.IntRange(0), default=0, show_default=True,

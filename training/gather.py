@@ -6,6 +6,16 @@ record yields one sample per full-search move (pi: its visit distribution);
 an SGF record yields one sample per move (pi: the move played, one-hot). z is
 the recorded result from the side to move's point of view.
 
+The ownership and score targets are those of the game's scored final board
+(:mod:`training.territory`), seen from each sample's side to move. A self-play
+record carries its final board. An SGF game has one when two passes end it and
+its scoring is known: its last node's territory markers (``TB``/``TW``, as
+``engine gnugo-games`` writes GNU Go's verdict) name the dead stones, or, without
+markers, an ``RE`` margin confirms the board as it stands. When ``RE`` has a
+margin that the board with those dead stones removed does not give, the
+targets are masked and the game counted (:attr:`GatherSummary.disagreements`).
+Every other game's samples are masked out of those targets, not dropped.
+
 Inputs are taken in name order (``window``: only the newest N) and grouped:
 a group's samples are shuffled and written as one chunk whose metadata lists
 the group's inputs by SHA-256, and ``manifest.json`` in the output folder is
@@ -24,17 +34,38 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from engine import Game, GameRecord, IllegalMoveError, SGFError, load_sgf_file, read_info, read_json, write_json
-from training.chunks import CHUNK_SUFFIX, ChunkInfo, list_chunks, pack_planes, read_chunk_info, write_chunk
+from engine import (
+    Color,
+    Game,
+    GameRecord,
+    IllegalMoveError,
+    Outcome,
+    SGFError,
+    load_sgf_file,
+    read_info,
+    read_json,
+    write_json,
+)
+from training.chunks import (
+    CHUNK_SUFFIX,
+    ChunkInfo,
+    Samples,
+    list_chunks,
+    pack_ownership,
+    pack_planes,
+    read_chunk_info,
+    write_chunk,
+)
 from training.errors import ChunkFormatError, RecordFormatError
 from training.records import SelfPlayRecord, list_records, read_record
+from training.territory import FinalBoard, dead_from_territory, final_board, read_territory
 
-__all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "gather", "gather_target", "list_inputs", "MANIFEST",
-           "samples_from_record", "samples_from_sgf"]
+__all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "Arrays", "gather", "gather_target", "list_inputs",
+           "MANIFEST", "samples_from_record", "samples_from_sgf", "sgf_final_board"]
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +102,9 @@ class GatherConfig:
 @dataclass
 class GatherSummary:
     """Inputs gathered now, seen by an earlier run, without samples (no full-search move), rejected
-    (another board, an unreadable or illegal SGF); samples and chunks written now."""
+    (another board, an unreadable or illegal SGF); samples and chunks written now; of the inputs
+    gathered now, those with ownership and score targets (``scored``) and the SGF games whose
+    scoring disagreed with their ``RE`` (``disagreements``, masked)."""
 
     inputs: int = 0
     already_gathered: int = 0
@@ -79,13 +112,39 @@ class GatherSummary:
     rejected: int = 0
     samples: int = 0
     chunks: list[Path] = field(default_factory=list)
+    scored: int = 0
+    disagreements: int = 0
 
     def describe(self) -> str:
         return (f"{self.inputs} new inputs gathered into {len(self.chunks)} chunks ({self.samples} samples); "
-                f"{self.already_gathered} already gathered, {self.empty} without samples, {self.rejected} rejected")
+                f"{self.already_gathered} already gathered, {self.empty} without samples, {self.rejected} rejected; "
+                f"ownership and score targets from {self.scored} games ({self.disagreements} masked: their "
+                f"scoring disagrees with RE)")
 
 
-Arrays = tuple[np.ndarray, np.ndarray, np.ndarray]   # planes [M, C, N, N], policy float32[M, A], value float32[M]
+class Arrays(NamedTuple):
+    """An input's samples before packing, every target from the sample's side to move."""
+
+    planes: np.ndarray      # [M, C, N, N], the encoder's dtype
+    policy: np.ndarray      # float32[M, A]
+    value: np.ndarray       # float32[M]
+    ownership: np.ndarray   # int8[M, N*N]: +1 own, -1 the opponent's, 0 nobody's (all 0 where masked)
+    score: np.ndarray       # float32[M]: points, komi included (0 where masked)
+    aux_mask: np.ndarray    # bool[M]: the game has a scored final board
+
+
+def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, values: list[float], movers: list[Color],
+            final: FinalBoard | None) -> Arrays:
+    """The samples of ``states`` (``movers[i]`` to move in ``states[i]``) with their targets."""
+    count, points = len(states), encoder.rules.num_points
+    ownership, score = np.zeros((count, points), np.int8), np.zeros(count, np.float32)
+    if final is not None:
+        for i, color in enumerate(movers):
+            ownership[i] = final.ownership_for(color)
+            score[i] = final.score_for(color)
+    planes = encoder.encode_batch(states) if states else np.zeros((0, *encoder.shape), dtype=encoder.dtype)
+    return Arrays(planes, policy, np.asarray(values, np.float32), ownership, score,
+                  np.full(count, final is not None))
 
 
 def _digest(path: Path) -> str:
@@ -125,17 +184,14 @@ def gather_target(inputs: Sequence[Path], kind: str, model_path: str | os.PathLi
 
 
 # ------------------------------------------------------------------ replay
-def _encode(encoder: Any, games: list[Game]) -> np.ndarray:
-    return encoder.encode_batch(games) if games else np.zeros((0, *encoder.shape), dtype=encoder.dtype)
-
-
 def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "record") -> Arrays:
-    """The full-search moves of a self-play record as samples; RecordFormatError on an illegal move."""
+    """The full-search moves of a self-play record as samples, with the record's final board as the
+    ownership and score targets; RecordFormatError on an illegal move."""
     rules = record.rules
     if record.result is None:
         raise RecordFormatError(f"game record {name}: no result")
     game = Game(rules)
-    states, policies, values = [], [], []
+    states, policies, values, movers = [], [], [], []
     for number, (action, target, visits) in enumerate(zip(record.actions, record.targets, record.visits), 1):
         if target and visits:
             policy = np.zeros(rules.num_actions, dtype=np.float32)
@@ -145,35 +201,60 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
                 states.append(game.copy())
                 policies.append(policy / policy.sum())
                 values.append(record.result.value_for(game.to_play))
+                movers.append(game.to_play)
         try:
             game.play(action)
         except IllegalMoveError as error:
             raise RecordFormatError(f"game record {name}: move {number} is illegal ({error})") from error
-    return (_encode(encoder, states), np.asarray(policies, np.float32).reshape(-1, rules.num_actions),
-            np.asarray(values, np.float32))
+    policy = np.asarray(policies, np.float32).reshape(-1, rules.num_actions)
+    return _arrays(encoder, states, policy, values, movers, record.final)
 
 
-def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0) -> Arrays:
+def sgf_final_board(record: GameRecord, territory: tuple[list[int], list[int]] | None
+                    ) -> tuple[FinalBoard | None, bool]:
+    """The scored final board of an SGF game, and whether its scoring disagrees with ``RE``.
+
+    ``territory``: the ``TB`` and ``TW`` markers of the last node
+    (:func:`~training.territory.read_territory`), whose stones are the dead
+    ones; without markers the board counts as it stands, but only when an ``RE``
+    margin confirms it. No board for a game that two passes did not end, one
+    whose scoring nothing confirms, or one that disagrees with an ``RE`` margin.
+    """
+    game = record.replay()
+    result = record.result
+    has_margin = result is not None and result.reason == "score" and result.margin is not None
+    if territory is None and not has_margin:
+        return None, False
+    final = final_board(game, dead_from_territory(game, *territory) if territory else ())
+    if final is None or not has_margin or Outcome.from_lead(final.score) == result:
+        return final, False
+    return None, True
+
+
+def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0, final: FinalBoard | None = None
+                     ) -> Arrays:
     """Every move of an SGF record after the first ``skip_moves`` as a sample: pi the move played, z the
-    recorded result. Skipped moves are still played (and checked)."""
+    recorded result, ownership and score from ``final`` (:func:`sgf_final_board`; None: masked).
+    Skipped moves are still played (and checked)."""
     if record.result is None:
         raise SGFError("no result (RE) to learn the value from")
     rules = record.rules
     game = record.replay(upto=0)
-    states, actions, values = [], [], []
+    states, actions, values, movers = [], [], [], []
     for number, move in enumerate(record.moves, 1):
         if number > skip_moves:
             state = game if move.color == game.to_play else game.with_side_to_move(move.color)
             states.append(state.copy())
             actions.append(move.action)
             values.append(record.result.value_for(move.color))
+            movers.append(move.color)
         try:
             game.play(move.action, move.color)
         except IllegalMoveError as error:
             raise SGFError(f"move {number} is illegal: {error.reason}") from error
     policy = np.zeros((len(actions), rules.num_actions), dtype=np.float32)
     policy[np.arange(len(actions)), actions] = 1.0
-    return _encode(encoder, states), policy, np.asarray(values, np.float32)
+    return _arrays(encoder, states, policy, values, movers, final)
 
 
 # ---------------------------------------------------------------- manifest
@@ -214,8 +295,10 @@ def _next_chunk_path(output: Path, manifest: dict[str, Any]) -> Path:
 
 
 # ------------------------------------------------------------------ gather
-def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTarget) -> Arrays | str:
-    """The samples of one input, or why it is rejected (logged as a warning)."""
+def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTarget,
+                summary: GatherSummary) -> Arrays | str:
+    """The samples of one input, or why it is rejected (logged as a warning); counts SGF games whose
+    scoring disagrees with their RE in ``summary``."""
     try:
         if config.kind == "records":
             record = read_record(path)
@@ -229,7 +312,13 @@ def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTa
         else:
             if config.kind == "records":
                 return samples_from_record(record, encoder, str(path))
-            return samples_from_sgf(sgf, encoder, config.skip_moves)
+            territory = read_territory(path.read_bytes(), rules.size) if rules.game == "go" else None
+            final, disagrees = sgf_final_board(sgf, territory) if rules.game == "go" else (None, False)
+            if disagrees:
+                log.debug("%s: its scoring disagrees with RE[%s]: ownership and score masked", path,
+                          sgf.result.to_sgf() if sgf.result else "")
+                summary.disagreements += 1
+            return samples_from_sgf(sgf, encoder, config.skip_moves, final)
     except SGFError as error:
         reason = str(error)
     log.warning("skipping %s: %s", path, reason)
@@ -262,16 +351,17 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
         if digest in manifest["inputs"] or any(digest == d for d, _, _ in group):
             summary.already_gathered += 1
         else:
-            samples = _samples_of(path, config, encoder, target)
+            samples = _samples_of(path, config, encoder, target, summary)
             if isinstance(samples, str):
                 summary.rejected += 1
                 manifest["inputs"][digest] = {"chunk": None, "name": path.name, "samples": 0, "rejected": samples}
-            elif len(samples[2]) == 0:
+            elif len(samples.value) == 0:
                 summary.empty += 1
                 manifest["inputs"][digest] = {"chunk": None, "name": path.name, "samples": 0}
             else:
+                summary.scored += bool(samples.aux_mask.any())
                 group.append((digest, path, samples))
-                if sum(len(s[2]) for _, _, s in group) >= config.chunk_samples:
+                if sum(len(s.value) for _, _, s in group) >= config.chunk_samples:
                     _write_group(output, manifest, group, encoder, target, rng, summary)
                     group = []
         if progress is not None:
@@ -280,24 +370,28 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
         _write_group(output, manifest, group, encoder, target, rng, summary)
     output.mkdir(parents=True, exist_ok=True)
     write_json(output / MANIFEST, manifest)
+    if summary.disagreements:
+        log.warning("%d of %d games scored on the board disagree with their RE: their ownership and score "
+                    "targets are masked", summary.disagreements, summary.scored + summary.disagreements)
     return summary
 
 
 def _write_group(output: Path, manifest: dict[str, Any], group: list[tuple[str, Path, Arrays]], encoder: Any,
                  target: GatherTarget, rng: np.random.Generator, summary: GatherSummary) -> None:
     """Shuffle the group's samples into one chunk, then record its inputs in the manifest."""
-    planes = np.concatenate([s[0] for _, _, s in group])
-    policy = np.concatenate([s[1] for _, _, s in group])
-    value = np.concatenate([s[2] for _, _, s in group])
-    order = rng.permutation(len(value))
-    packed, coding = pack_planes(planes[order])
-    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(value),
+    joined = Arrays(*(np.concatenate(parts) for parts in zip(*(samples for _, _, samples in group))))
+    order = rng.permutation(len(joined.value))
+    shuffled = Arrays(*(array[order] for array in joined))
+    packed, coding = pack_planes(shuffled.planes)
+    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(order),
                      tuple(digest for digest, _, _ in group))
-    path = write_chunk(_next_chunk_path(output, manifest), info, packed, policy[order], value[order])
+    chunk = Samples(info, packed, shuffled.policy, shuffled.value, pack_ownership(shuffled.ownership),
+                    shuffled.score, shuffled.aux_mask)
+    path = write_chunk(_next_chunk_path(output, manifest), chunk)
     manifest["chunks"].append(path.name)
     for digest, source, samples in group:
-        manifest["inputs"][digest] = {"chunk": path.name, "name": source.name, "samples": int(len(samples[2]))}
+        manifest["inputs"][digest] = {"chunk": path.name, "name": source.name, "samples": len(samples.value)}
     write_json(output / MANIFEST, manifest)
     summary.inputs += len(group)
-    summary.samples += len(value)
+    summary.samples += len(order)
     summary.chunks.append(path)

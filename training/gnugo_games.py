@@ -8,9 +8,14 @@ Each job keeps one ``gnugo --mode gtp`` process (Chinese rules) and plays
 games against itself: ``random_moves`` uniformly random legal opening moves
 (so that games differ; GNU Go is nearly deterministic), then ``genmove`` for
 each side until two passes, a resignation or the move cap; the result is GNU
-Go's ``final_score``. Every game is checked move by move through
-:class:`~engine.core.game.Game` and written atomically as ``gnugo-SEED-NNNNNN.sgf``;
-a re-run skips the games already written, so a killed run resumes.
+Go's ``final_score``. A game that two passes end also carries GNU Go's verdict
+on its final board as territory markers on the last node (``TB``: black
+territory and dead white stones; ``TW``: white territory and dead black stones,
+from ``final_status_list``), from which ``gather`` takes the dead stones for its
+ownership and score targets (:mod:`training.territory`). Every game is checked
+move by move through :class:`~engine.core.game.Game` and written atomically as
+``gnugo-SEED-NNNNNN.sgf``; a re-run skips the games already written, so a
+killed run resumes.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import Rules, dump_sgf, write_text
+from engine import BLACK, WHITE, Game, Rules, dump_sgf, gtp_to_action, write_text
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, gnugo_argv
 from training.gtp_games import play_game
+from training.territory import add_territory, ended_on_board
 
-__all__ = ["GnuGoGamesConfig", "GnuGoGamesSummary", "missing_games", "write_gnugo_games"]
+__all__ = ["GnuGoGamesConfig", "GnuGoGamesSummary", "gnugo_territory", "missing_games", "write_gnugo_games"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,16 @@ def _path(out_dir: str | os.PathLike[str], config: GnuGoGamesConfig, index: int)
     return Path(out_dir) / f"gnugo-{config.seed}-{index:06d}.sgf"
 
 
+def gnugo_territory(engine: GTPClient, game: Game) -> tuple[list[int], list[int]]:
+    """GNU Go's verdict on the final board of ``game`` (which ``engine`` holds) as territory markers:
+    (black's territory and the dead white stones, white's territory and the dead black stones)."""
+    size = game.rules.size
+    dead, black, white = ([gtp_to_action(v, size) for v in engine.send(f"final_status_list {kind}").split()]
+                          for kind in ("dead", "black_territory", "white_territory"))
+    board = game.position.board().reshape(-1)
+    return black + [a for a in dead if board[a] == WHITE], white + [a for a in dead if board[a] == BLACK]
+
+
 def missing_games(out_dir: str | os.PathLike[str], config: GnuGoGamesConfig) -> list[int]:
     """The numbers of the games of ``config`` that ``out_dir`` does not have yet."""
     return [index for index in range(config.games) if not _path(out_dir, config, index).exists()]
@@ -94,6 +110,8 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
                     rng = np.random.default_rng([config.seed, index])
                     game, outcome = play_game(engine, engine, config.rules, config.random_moves, rng)
                     text = dump_sgf(game, black_name=name, white_name=name, result=outcome)
+                    if ended_on_board(game):
+                        text = add_territory(text, *gnugo_territory(engine, game), config.rules.size)
                     write_text(_path(out_dir, config, index), text)
                     with lock:
                         done[0] += 1

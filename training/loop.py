@@ -248,7 +248,8 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
                        lambda done, _metrics: bar.update(done - bar.n))
     run.report(f"generation {generation} training: {result.describe()}")
     return {"steps": result.steps, "train_samples": result.samples, "train_policy_loss": result.policy_loss,
-            "train_value_loss": result.value_loss, "train_top1": result.top1}
+            "train_value_loss": result.value_loss, "train_top1": result.top1,
+            **{f"train_{term}_loss": loss for term, loss in result.aux_losses.items()}}
 
 
 def _validate(run: _Run, generation: int) -> dict[str, Any]:
@@ -263,7 +264,8 @@ def _validate(run: _Run, generation: int) -> dict[str, Any]:
     result = validate(model.net, load_samples(dirs), device=run.config.device)
     run.report(f"generation {generation} holdout: {result.describe()}")
     return {"holdout_policy_loss": result.policy_loss, "holdout_top1": result.top1,
-            "holdout_value_mse": result.value_mse}
+            "holdout_value_mse": result.value_mse, "holdout_score_mae": result.score_mae,
+            "holdout_ownership_accuracy": result.ownership_accuracy}
 
 
 def _match(run: _Run, a: str, b: str, games: int, directory: Path) -> Any:

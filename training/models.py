@@ -8,15 +8,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import Rules
+from engine import Rules, parse_aux_heads
 
 if TYPE_CHECKING:
     from engine import Model, ModelInfo
 
-__all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "bootstrap", "default_rules", "model_rules", "random_model",
-           "model_for_chunks"]
+__all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "DEFAULT_AUX_HEADS", "bootstrap", "default_rules", "model_rules",
+           "random_model", "model_for_chunks"]
 
 DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4"}
+DEFAULT_AUX_HEADS = {"go": ("ownership", "score"), "gomoku": ()}
+"""A new network's auxiliary heads by game: Gomoku games end in a line, not a count of points."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,9 @@ class BootstrapConfig:
     """A new network: game, board size, encoder (None: the game's default), architecture, seed.
 
     ``heads="pooled"`` makes a size-independent network (``board_size`` is then only the size
-    the caller plays on).
+    the caller plays on). ``aux_heads``: the auxiliary heads (``"ownership"``, ``"score"``; a
+    comma-separated string or ``"none"`` is accepted), None for the game's default
+    (:data:`DEFAULT_AUX_HEADS`).
     """
 
     game: str = "go"
@@ -34,10 +38,20 @@ class BootstrapConfig:
     filters: int = 64
     heads: str = "fc"
     seed: int = 0
+    aux_heads: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.aux_heads is not None:
+            object.__setattr__(self, "aux_heads", parse_aux_heads(self.aux_heads))
 
     @property
     def encoder_name(self) -> str:
         return self.encoder or DEFAULT_ENCODERS[self.game]
+
+    @property
+    def aux_head_names(self) -> tuple[str, ...]:
+        """The auxiliary heads of the network: those asked for, else the game's default."""
+        return DEFAULT_AUX_HEADS[self.game] if self.aux_heads is None else self.aux_heads
 
 
 def default_rules(game: str, size: int, win_length: int | None = None) -> Rules:
@@ -72,7 +86,7 @@ def random_model(config: BootstrapConfig, num_planes: int) -> Model:
     from engine import Model, ModelInfo, NetConfig, PolicyValueNet
 
     net_config = NetConfig(config.blocks, config.filters, num_planes,
-                           None if config.heads == "pooled" else config.size, config.heads)
+                           None if config.heads == "pooled" else config.size, config.heads, config.aux_head_names)
     torch.manual_seed(config.seed)
     return Model(PolicyValueNet(net_config), ModelInfo(config.game, config.encoder_name, num_planes, net_config))
 

@@ -1,9 +1,9 @@
 """Self-play game records: what one game produced, written as one gzip-compressed JSON file.
 
 A record is ``NAME.game.json.gz`` (gzip's CRC catches truncation and bit
-rot). Format version 1 is one JSON object::
+rot). Format version 2 is one JSON object::
 
-    {"format": "engine-game", "format_version": 1,
+    {"format": "engine-game", "format_version": 2,
      "rules": "freestyle size=6 k=4",     # Rules.parse reads it back
      "model": "000003-b6c64",             # the network that played both sides
      "created": "2025-01-31T12:00:00+00:00",
@@ -13,14 +13,20 @@ rot). Format version 1 is one JSON object::
      "result": {"sgf": "B+R", "winner": "B", "margin": null, "reason": "resign"},
                                           # winner "B"/"W"/null (draw); margin in points when scored;
                                           # reason: score, resign, five, full-board (engine.core.types.Outcome)
+     "final": {"ownership": "BBW.W...", "score": -2.5},
+                                          # a Go game that two passes ended: the owner of every point
+                                          # (B, W or . for nobody; row-major, row 0 at the top) and
+                                          # black's lead with komi, as the result was scored
+                                          # (training.territory.final_board); null for any other game
      "actions": [14, 21, ...],            # every move from the empty board, side to move playing; pass = N*N
      "targets": [true, false, ...],       # full-search moves: policy targets (Playout Cap Randomization)
      "visits": [[[14, 250], [21, 90]], null, ...],   # per move: [action, visits] pairs of a full search,
                                           # null for a cheap-search move
      "values": [0.05, -0.12, ...]}        # root value of each search, from the mover's point of view
 
-Every list has one entry per move. :func:`read_record` checks the format,
-the version, the lengths and the action range, and raises
+Every list has one entry per move. Version 1 is the same without ``final``
+(read as null). :func:`read_record` checks the format, the version, the
+lengths, the action range and the final board's size, and raises
 :class:`~training.errors.RecordFormatError` naming the file; legality is
 checked when ``gather`` replays the moves through :class:`~engine.core.game.Game`.
 """
@@ -37,20 +43,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import Color, Outcome, Rules, RulesError, utc_timestamp, write_bytes
+from engine import BLACK, WHITE, Color, Outcome, Rules, RulesError, utc_timestamp, write_bytes
 from training.errors import RecordFormatError
+from training.territory import FinalBoard
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord", "write_record", "read_record",
            "record_name", "list_records"]
 
 RECORD_FORMAT = "engine-game"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 RECORD_SUFFIX = ".game.json.gz"
 
 
 @dataclass(frozen=True)
 class SelfPlayRecord:
-    """One self-play game. ``visits[i]`` is ``None`` unless ``targets[i]``; see the module docstring."""
+    """One self-play game. ``visits[i]`` is ``None`` unless ``targets[i]``; ``final`` is the scored final
+    board of a game that ended on it (ownership and score targets); see the module docstring."""
 
     rules: Rules
     model: str
@@ -59,6 +68,7 @@ class SelfPlayRecord:
     visits: tuple[tuple[tuple[int, int], ...] | None, ...]
     values: tuple[float, ...]
     result: Outcome | None
+    final: FinalBoard | None = None
     resign_disabled: bool = False
     would_resign: str | None = None
     readouts: int = 0
@@ -73,12 +83,15 @@ class SelfPlayRecord:
         for index, (target, visits) in enumerate(zip(self.targets, self.visits)):
             if target != (visits is not None):
                 raise ValueError(f"move {index + 1}: a policy target needs its visits, and only a target has them")
+        if self.final is not None and len(self.final.owners) != self.rules.num_points:
+            raise ValueError(f"the final board has {len(self.final.owners)} points, not {self.rules.num_points}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": RECORD_FORMAT, "format_version": RECORD_VERSION, "rules": str(self.rules),
                 "model": self.model, "created": self.created, "readouts": self.readouts,
                 "cheap_readouts": self.cheap_readouts, "resign_disabled": bool(self.resign_disabled),
                 "would_resign": self.would_resign, "result": _outcome_dict(self.result),
+                "final": _final_dict(self.final),
                 "actions": [int(a) for a in self.actions], "targets": [bool(t) for t in self.targets],
                 "visits": [None if v is None else [list(pair) for pair in v] for v in self.visits],
                 "values": [round(float(v), 4) for v in self.values]}
@@ -89,8 +102,9 @@ class SelfPlayRecord:
         if data.get("format") != RECORD_FORMAT:
             raise ValueError(f"format is {data.get('format')!r}, not {RECORD_FORMAT!r}")
         version = data.get("format_version")
-        if version != RECORD_VERSION:
-            raise ValueError(f"format version {version} is not supported (this engine reads {RECORD_VERSION})")
+        if version not in READABLE_VERSIONS:
+            raise ValueError(f"format version {version} is not supported (this engine reads "
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
         rules = Rules.parse(str(data["rules"]))
         actions = tuple(int(a) for a in data["actions"])
         if any(not 0 <= a < rules.num_actions for a in actions):
@@ -102,7 +116,7 @@ class SelfPlayRecord:
         return cls(rules=rules, model=str(data["model"]), actions=actions,
                    targets=tuple(bool(t) for t in data["targets"]), visits=visits,
                    values=tuple(float(v) for v in data["values"]),
-                   result=_outcome(data["result"]),
+                   result=_outcome(data["result"]), final=_final(data["final"]) if version >= 2 else None,
                    resign_disabled=bool(data["resign_disabled"]), would_resign=data.get("would_resign"),
                    readouts=int(data.get("readouts", 0)), cheap_readouts=int(data.get("cheap_readouts", 0)),
                    created=str(data.get("created", "")))
@@ -122,6 +136,27 @@ def _outcome(data: dict[str, Any] | None) -> Outcome | None:
     margin = data["margin"]
     return Outcome(None if winner is None else Color.parse(winner), None if margin is None else float(margin),
                    str(data["reason"]))
+
+
+_OWNER_LETTERS = {0: ".", BLACK: "B", WHITE: "W"}
+_OWNERS = {letter: owner for owner, letter in _OWNER_LETTERS.items()}
+
+
+def _final_dict(final: FinalBoard | None) -> dict[str, Any] | None:
+    if final is None:
+        return None
+    return {"ownership": "".join(_OWNER_LETTERS[owner] for owner in final.owners), "score": final.score}
+
+
+def _final(data: dict[str, Any] | None) -> FinalBoard | None:
+    if data is None:
+        return None
+    letters = str(data["ownership"])
+    try:
+        owners = tuple(_OWNERS[letter] for letter in letters)
+    except KeyError as error:
+        raise ValueError(f"final ownership holds {error}: expected B, W or .") from None
+    return FinalBoard(owners, float(data["score"]))
 
 
 def record_name(model: str) -> str:

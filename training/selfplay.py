@@ -15,6 +15,10 @@ rule to tell whether a resignation would have been wrong (the false-resign rate)
 
 Every finished game is written at once (atomically) as a record, and as an
 SGF file with the searches' comments, so a kill loses only the games in flight.
+A Go game that two passes end is scored on the board as it stands (no dead
+stones removed, as the player judges its passes); its record keeps that
+board's ownership map and score (:func:`~training.territory.final_board`)
+as the targets of the network's auxiliary heads.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from engine import (
 )
 from training.batching import SearchJob, play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
+from training.territory import final_board
 
 __all__ = ["SelfPlayConfig", "opening_moves", "SelfPlayOutput", "GameSummary", "SelfPlaySummary", "play_games",
            "run_selfplay", "search_comment", "HOLDOUT_DIR"]
@@ -256,7 +261,8 @@ class _SelfPlayGame:
         would = None if self.watch is None or self.watch.first is None else self.watch.first.letter
         return SelfPlayRecord(rules=self.game.rules, model=model, actions=tuple(m.action for m in self.game.moves),
                               targets=tuple(self.targets), visits=tuple(self.visits), values=tuple(self.values),
-                              result=self.game.outcome(), resign_disabled=self.resign_disabled, would_resign=would,
+                              result=self.game.outcome(), final=final_board(self.game),
+                              resign_disabled=self.resign_disabled, would_resign=would,
                               readouts=self.config.readouts, cheap_readouts=self.config.cheap)
 
 

@@ -1,10 +1,12 @@
-"""``train``: fit a network to chunks of (planes, pi, z) samples.
+"""``train``: fit a network to chunks of (planes, pi, z, ownership, score) samples.
 
 Each step draws a minibatch uniformly from every sample in memory (the draw
 for step t depends only on ``seed`` and t, so a resumed run sees the same
 batches as an uninterrupted one), applies one of the 8 board symmetries per
-sample, and takes one optimiser step on ``policy + value_weight * value + L2``
-(:mod:`training.losses`). SGD with Nesterov momentum or Adam; the learning
+sample (to the planes, pi and the ownership target alike), and takes one
+optimiser step on ``policy + value_weight * value`` plus the weighted
+ownership and score terms of the heads the network has, plus L2
+(:mod:`training.losses`; every term is a TensorBoard scalar). SGD with Nesterov momentum or Adam; the learning
 rate follows a schedule (constant, cosine or step, after an optional linear
 warm-up) times a multiplier that the KL-adaptive option moves: after each
 step, the KL divergence between the policy before and after the update on the
@@ -25,7 +27,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +47,9 @@ KL_BOUNDS = (0.1, 10.0)
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Steps, batch size and the optimiser. ``kl_target`` None turns the KL-adaptive rate off."""
+    """Steps, batch size, the optimiser and the loss weights (:mod:`training.losses`; the ownership
+    and score weights apply to networks with those heads). ``kl_target`` None turns the KL-adaptive
+    rate off."""
 
     steps: int = 1000
     batch_size: int = 256
@@ -56,6 +60,9 @@ class TrainConfig:
     schedule: str = "cosine"
     warmup_steps: int = 0
     value_weight: float = 1.0
+    ownership_weight: float = 1.5
+    score_mean_weight: float = 0.02
+    score_stdev_weight: float = 0.02
     kl_target: float | None = None
     symmetries: bool = True
     checkpoint_every: int = 200
@@ -70,12 +77,16 @@ class TrainConfig:
             raise ValueError(f"unknown schedule {self.schedule!r}: expected one of {', '.join(SCHEDULES)}")
         if self.steps < 0 or self.batch_size < 1 or self.learning_rate <= 0:
             raise ValueError("steps must be >= 0, batch size >= 1 and the learning rate positive")
+        weights = (self.value_weight, self.ownership_weight, self.score_mean_weight, self.score_stdev_weight)
+        if min(weights) < 0:
+            raise ValueError("loss weights must be >= 0")
 
 
 @dataclass(frozen=True)
 class TrainResult:
     """What a run did: steps taken now (``resumed_from``: the checkpoint's step), losses averaged over
-    the last logged window, the final rate multiplier, wall time."""
+    the last logged window (``aux_losses``: the ownership and score terms of the heads the network
+    has, by name), the final rate multiplier, wall time."""
 
     steps: int
     resumed_from: int
@@ -88,6 +99,7 @@ class TrainResult:
     lr_multiplier: float
     seconds: float
     model: Path
+    aux_losses: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "model": str(self.model)}
@@ -95,8 +107,9 @@ class TrainResult:
     def describe(self) -> str:
         kl = "" if self.kl is None else f", KL {self.kl:.4f} (rate x{self.lr_multiplier:.2f})"
         resumed = f" (resumed at step {self.resumed_from})" if self.resumed_from else ""
+        aux = "".join(f", {name.replace('_', ' ')} {value:.4f}" for name, value in self.aux_losses.items())
         return (f"{self.steps} steps on {self.samples} samples in {self.seconds:.1f} s{resumed}: policy loss "
-                f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}, L2 {self.l2:.4f}, "
+                f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}{aux}, L2 {self.l2:.4f}, "
                 f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}")
 
 
@@ -121,15 +134,16 @@ def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
 
 
 # -------------------------------------------------------------------- batches
-def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The minibatch of ``step``: planes float32[B, C, N, N], pi float32[B, A], z float32[B]."""
+def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray, ...]:
+    """The minibatch of ``step``, as the fields of :class:`~training.losses.Batch` in numpy: planes
+    float32[B, C, N, N], pi float32[B, A], z, ownership float32[B, N*N], score, aux_mask."""
     from encoders.symmetry import transform_planes, transform_policy
 
     rng = np.random.default_rng([config.seed, step])
     index = rng.integers(0, len(samples), config.batch_size)
-    planes = samples.planes_at(index)
-    policy = samples.policy[index].astype(np.float32)
-    value = samples.value[index]
+    arrays = samples.batch_at(index)
+    planes, policy, ownership = arrays[0], arrays[1], arrays[3]
+    boards = ownership.reshape(len(index), *planes.shape[-2:])   # a view: transformed in place
     if config.symmetries:
         ks = rng.integers(0, 8, len(index))
         for k in np.unique(ks):
@@ -137,7 +151,8 @@ def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray
                 chosen = ks == k
                 planes[chosen] = transform_planes(planes[chosen], int(k))
                 policy[chosen] = transform_policy(policy[chosen], int(k))
-    return planes, policy, value
+                boards[chosen] = transform_planes(boards[chosen], int(k))
+    return arrays
 
 
 # ----------------------------------------------------------------- checkpoints
@@ -195,7 +210,7 @@ def _kl(net: Any, planes: Any, old_logits: Any) -> float:
         m.momentum = 0.0
     try:
         with torch.no_grad():
-            new_logits, _ = net(planes)
+            new_logits = net(planes).policy
     finally:
         for m, momentum in zip(norms, saved):
             m.momentum = momentum
@@ -216,7 +231,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     import torch
 
     from engine import pick_device, save_model
-    from training.losses import batch_losses, decayed_parameters, l2_penalty
+    from training.losses import AUX_TERMS, Batch, batch_losses, decayed_parameters, l2_penalty, total_loss
 
     out_model = Path(out_model)
     out_model.parent.mkdir(parents=True, exist_ok=True)
@@ -243,20 +258,22 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     started = time.perf_counter()
     try:
         for step in range(start, config.steps):
-            planes, policy, value = (torch.from_numpy(a).to(device) for a in _batch(samples, config, step))
+            batch = Batch(*(torch.from_numpy(a).to(device) for a in _batch(samples, config, step)))
             rate = learning_rate(config, step) * multiplier
             for group in optimizer.param_groups:
                 group["lr"] = rate
-            losses = batch_losses(net, planes, policy, value)
+            losses = batch_losses(net, batch)
             l2 = l2_penalty(weights, config.l2)
-            loss = losses.policy + config.value_weight * losses.value + l2
+            loss = total_loss(losses, config, l2)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             metrics = {"loss/policy": losses.policy.item(), "loss/value": losses.value.item(), "loss/l2": l2.item(),
                        "loss/total": loss.item(), "accuracy/top1": losses.top1.item(), "lr": rate}
+            metrics.update({f"loss/{term}": getattr(losses, term).item() for term in AUX_TERMS
+                            if getattr(losses, term) is not None})
             if config.kl_target is not None:
-                metrics["kl"] = _kl(net, planes, losses.logits)
+                metrics["kl"] = _kl(net, batch.planes, losses.outputs.policy)
                 if metrics["kl"] > 2 * config.kl_target:
                     multiplier = max(multiplier / KL_STEP, KL_BOUNDS[0])
                 elif metrics["kl"] < config.kl_target / 2:
@@ -281,4 +298,6 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                        policy_loss=_mean(window, "loss/policy"), value_loss=_mean(window, "loss/value"),
                        l2=_mean(window, "loss/l2"), top1=_mean(window, "accuracy/top1"),
                        kl=_mean(window, "kl") if config.kl_target is not None and window else None,
-                       lr_multiplier=multiplier, seconds=time.perf_counter() - started, model=out_model)
+                       lr_multiplier=multiplier, seconds=time.perf_counter() - started, model=out_model,
+                       aux_losses={term: _mean(window, f"loss/{term}") for term in AUX_TERMS
+                                   if window and f"loss/{term}" in window[0]})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from engine.core.position import PositionBatch
 from engine.core.rules import Rules
 from engine.core.types import WHITE
 from engine.search.evaluator import Evaluator, UniformEvaluator
+from training.chunks import Samples
 from training.models import BootstrapConfig, bootstrap
 
 GO5 = Rules.go(5)
@@ -28,6 +30,14 @@ def go5_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def gomoku6_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bootstrap(tmp_path_factory.mktemp("models") / "gomoku6.safetensors",
                      BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=2))
+
+
+def write_version1_chunk(path: Path, samples: Samples) -> Path:
+    """``samples`` written as a format version 1 chunk (planes, pi and z only), as gather wrote them before."""
+    meta = {**samples.info.to_dict(), "format_version": 1}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), planes=samples.planes, policy=samples.policy,
+                        value=samples.value)
+    return path
 
 
 def eager_evaluator(model: Path, rules: Rules) -> Evaluator:

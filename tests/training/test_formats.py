@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +12,12 @@ import pytest
 
 from engine.atomic import atomic_path, write_text
 from engine.core.types import Color, Outcome
-from tests.training.conftest import GO5, GOMOKU6
+from tests.training.conftest import GO5, GOMOKU6, write_version1_chunk
 from training.chunks import (
     ChunkInfo,
+    Samples,
     load_samples,
+    pack_ownership,
     pack_planes,
     read_chunk,
     unpack_planes,
@@ -90,15 +93,30 @@ def test_planes_other_than_bits_are_refused() -> None:
         pack_planes(np.full((1, 1, 2, 2), 2))
 
 
-def _chunk(tmp_path: Path, name: str = "chunk-000000.npz", encoder: str = "gomoku4", samples: int = 5) -> Path:
+def test_ownership_packs_exactly_and_refuses_other_values() -> None:
+    owners = np.random.default_rng(2).integers(-1, 2, size=(6, 49)).astype(np.int8)
+    packed = pack_ownership(owners)
+    assert packed.shape == (6, (2 * 49 + 7) // 8)
+    assert np.array_equal(unpack_planes(packed, (1, 1, 49), "signed-bits").reshape(6, 49), owners)
+    assert np.array_equal(pack_ownership(np.ones((2, 49))).shape, (2, 13)), "all-positive rows keep their width"
+    with pytest.raises(ValueError, match="ownership"):
+        pack_ownership(np.full((1, 4), 2))
+
+
+def _chunk(tmp_path: Path, name: str = "chunk-000000.npz", encoder: str = "gomoku4", samples: int = 5,
+           game: str = "gomoku", size: int = 6) -> Path:
     rng = np.random.default_rng(1)
-    planes = rng.integers(0, 2, size=(samples, 4, 6, 6))
-    policy = rng.random((samples, 37)).astype(np.float32)
+    planes = rng.integers(0, 2, size=(samples, 4, size, size))
+    policy = rng.random((samples, size * size + 1)).astype(np.float32)
     policy /= policy.sum(axis=1, keepdims=True)
     value = rng.choice([-1.0, 1.0], samples).astype(np.float32)
+    ownership = rng.integers(-1, 2, size=(samples, size * size))
+    mask = np.arange(samples) % 2 == 0
+    ownership[~mask] = 0
+    score = np.where(mask, rng.normal(0, 10, samples), 0).astype(np.float32)
     packed, coding = pack_planes(planes)
-    info = ChunkInfo("gomoku", 6, encoder, 4, coding, samples, ("abc",))
-    return write_chunk(tmp_path / name, info, packed, policy, value)
+    info = ChunkInfo(game, size, encoder, 4, coding, samples, ("abc",))
+    return write_chunk(tmp_path / name, Samples(info, packed, policy, value, pack_ownership(ownership), score, mask))
 
 
 def test_chunk_round_trip(tmp_path: Path) -> None:
@@ -107,8 +125,23 @@ def test_chunk_round_trip(tmp_path: Path) -> None:
     assert samples.info.samples == 5 and samples.info.sources == ("abc",)
     assert samples.planes_at(np.arange(5)).shape == (5, 4, 6, 6)
     assert np.allclose(samples.policy.astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
+    planes, policy, value, ownership, score, mask = samples.batch_at(np.arange(5))
+    assert ownership.shape == (5, 36) and ownership.dtype == np.float32 and set(np.unique(ownership)) <= {-1, 0, 1}
+    assert mask.tolist() == [True, False, True, False, True]
+    assert not ownership[~mask].any() and not score[~mask].any() and ownership[mask].any() and score[mask].all()
     both = load_samples([tmp_path, path])
     assert len(both) == 10
+    assert np.array_equal(both.aux_mask, np.concatenate([mask, mask]))
+    np.testing.assert_array_equal(both.batch_at(np.arange(5, 10))[3], ownership)
+
+
+def test_version_1_chunks_read_as_masked_and_mix_with_version_2(tmp_path: Path) -> None:
+    old = write_version1_chunk(tmp_path / "chunk-000000.npz", read_chunk(_chunk(tmp_path / "new")))
+    samples = read_chunk(old)
+    assert len(samples) == 5 and not samples.aux_mask.any()
+    assert not samples.ownership.any() and not samples.score.any()
+    mixed = load_samples([old, tmp_path / "new"])
+    assert mixed.aux_mask.tolist() == [False] * 5 + [True, False, True, False, True]
 
 
 def test_truncated_chunk_is_rejected_naming_the_file(tmp_path: Path) -> None:
@@ -138,12 +171,20 @@ def test_chunk_for_another_encoder_is_rejected(tmp_path: Path) -> None:
         load_samples([tmp_path])
 
 
-def test_chunk_with_wrong_shapes_is_rejected(tmp_path: Path) -> None:
+@pytest.mark.parametrize("change,problem", [
+    ({"policy": np.zeros((2, 10), np.float16)}, "policy is float16[2, 10], expected float16[2, 37]"),
+    ({"ownership": np.zeros((2, 5), np.uint8)}, "ownership is uint8[2, 5], expected uint8[2, 9]"),
+    ({"aux_mask": np.zeros(2, np.float32)}, "aux_mask is float32[2], expected bool[2]"),
+    ({"score": None}, "array 'score' is missing"),
+])
+def test_chunk_with_wrong_or_missing_arrays_is_rejected(tmp_path: Path, change: dict, problem: str) -> None:
     path = tmp_path / "forged.npz"
     info = ChunkInfo("gomoku", 6, "gomoku4", 4, "bits", 2)
-    np.savez(path, meta=np.array(json.dumps(info.to_dict())), planes=np.zeros((2, 18), np.uint8),
-             policy=np.zeros((2, 10), np.float16), value=np.zeros(2, np.float32))
-    with pytest.raises(ChunkFormatError, match="forged.npz: policy"):
+    arrays = {"planes": np.zeros((2, 18), np.uint8), "policy": np.zeros((2, 37), np.float16),
+              "value": np.zeros(2, np.float32), "ownership": np.zeros((2, 9), np.uint8),
+              "score": np.zeros(2, np.float32), "aux_mask": np.zeros(2, bool), **change}
+    np.savez(path, meta=np.array(json.dumps(info.to_dict())), **{k: v for k, v in arrays.items() if v is not None})
+    with pytest.raises(ChunkFormatError, match=f"forged.npz: {re.escape(problem)}"):
         read_chunk(path)
 
 

@@ -10,13 +10,24 @@ import pytest
 from encoders import get_encoder
 from engine.core.coords import gtp_to_action
 from engine.core.game import Game
-from engine.core.types import Color, Outcome
-from engine.formats.sgf import dump_sgf
+from engine.core.types import Color, Outcome, SGFError
+from engine.formats.sgf import dump_sgf, load_sgf_file
 from tests.training.conftest import GO5, GOMOKU6
-from training.chunks import list_chunks, load_samples
+from training.chunks import list_chunks, load_samples, read_chunk
 from training.errors import ChunkFormatError, RecordFormatError
-from training.gather import MANIFEST, GatherConfig, GatherTarget, gather, list_inputs, samples_from_record
-from training.records import SelfPlayRecord, write_record
+from training.gather import (
+    MANIFEST,
+    Arrays,
+    GatherConfig,
+    GatherTarget,
+    gather,
+    list_inputs,
+    samples_from_record,
+    samples_from_sgf,
+    sgf_final_board,
+)
+from training.records import SelfPlayRecord, read_record, write_record
+from training.territory import add_territory, dead_from_territory, final_board, read_territory
 
 TARGET = GatherTarget("gomoku", 6, "gomoku4")
 
@@ -34,7 +45,9 @@ def _black_wins() -> SelfPlayRecord:
 
 def test_record_samples_take_pi_and_z_from_the_side_to_move() -> None:
     encoder = get_encoder("gomoku4", GOMOKU6)
-    planes, policy, value = samples_from_record(_black_wins(), encoder)
+    planes, policy, value, ownership, score, mask = samples_from_record(_black_wins(), encoder)
+    assert ownership.shape == (5, 36) and score.shape == mask.shape == (5,)
+    assert not mask.any() and not ownership.any() and not score.any(), "a Gomoku game has no final board"
     assert len(value) == 5  # the full-search moves only
     assert np.array_equal(value, [1, -1, -1, 1, 1])  # moves 1, 2, 4, 5, 7: black, white, white, black, black
     assert np.allclose(policy.sum(axis=1), 1.0) and policy[0, 0] == pytest.approx(0.75)
@@ -143,3 +156,105 @@ def test_skip_moves_is_for_sgf_collections_only(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["gather", "--input-directory", str(tmp_path), "--output-directory",
                                        str(tmp_path / "out"), "--encoder", "sevenplane", "--skip-moves", "4"])
     assert result.exit_code == 2 and "--sgf collections only" in result.output
+
+
+# ----------------------------------------------------------- ownership and score
+# A 5x5 game (Chinese rules, komi 7.5) that two passes end: black walls off the left, white the right,
+# column C is dame; the black stone at E1 is dead in white's area. With it removed: W+7.5 (10 - 10 - 7.5);
+# as the board stands: W+1.5 (black 11, white 5: E2-E5 touch both colours).
+WALLS = ["B1", "D1", "B2", "D2", "B3", "D3", "B4", "D4", "B5", "D5", "E1", "pass", "pass"]
+
+
+def _walls_game() -> Game:
+    game = Game(GO5)
+    for vertex in WALLS:
+        game.play(gtp_to_action(vertex, 5))
+    return game
+
+
+def _check_targets(samples: Arrays, movers: list[Color], owners: np.ndarray, lead: float) -> None:
+    """Each sample's targets are the scorer's map ``owners`` and black's ``lead``, from its side to move."""
+    assert samples.aux_mask.all()
+    for color, ownership, score in zip(movers, samples.ownership, samples.score):
+        mine, theirs = (owners == color), (owners == color.opponent)
+        assert np.array_equal(ownership, mine.astype(np.int8) - theirs.astype(np.int8))
+        assert score == pytest.approx(lead if color == Color.BLACK else -lead)
+
+
+def test_a_self_play_record_keeps_the_scorers_map_and_score_as_targets(tmp_path: Path) -> None:
+    game = _walls_game()
+    final = final_board(game)
+    assert final is not None and Outcome.from_lead(final.score) == game.outcome()
+    assert final.owners == tuple(game.ownership().tolist()) and final.score == game.score()
+    actions = tuple(m.action for m in game.moves)
+    record = SelfPlayRecord(GO5, "m", actions, (True,) * len(actions), tuple(((a, 1),) for a in actions),
+                            (0.0,) * len(actions), game.outcome(), final)
+    again = read_record(write_record(tmp_path, record))
+    assert again.final == final
+    samples = samples_from_record(again, get_encoder("sevenplane", GO5))
+    movers = [Color.BLACK if i % 2 == 0 else Color.WHITE for i in range(len(actions))]
+    _check_targets(samples, movers, game.ownership(), game.score())
+    # the board as it stands: the black stone at E1 is black's, so white's area is short of it
+    assert game.ownership()[gtp_to_action("E1", 5)] == Color.BLACK
+
+
+def _territory_sgf(tmp_path: Path, result: str, markers: bool = True, moves: list[str] = WALLS) -> Path:
+    game = Game(GO5)
+    for vertex in moves:
+        game.play(gtp_to_action(vertex, 5))
+    text = dump_sgf(game, result=result)
+    if markers:
+        black = [gtp_to_action(f"A{row}", 5) for row in range(1, 6)]
+        white = [gtp_to_action(f"E{row}", 5) for row in range(1, 6)]
+        text = add_territory(text, black, white, 5)   # E1 (a black stone) on white's territory: dead
+    path = tmp_path / f"game-{len(list(tmp_path.glob('*.sgf')))}.sgf"
+    path.write_text(text)
+    return path
+
+
+def test_sgf_territory_markers_give_the_dead_stones_and_the_scorers_map(tmp_path: Path) -> None:
+    path = _territory_sgf(tmp_path, "W+7.5")
+    record = load_sgf_file(path)
+    game = record.replay()
+    territory = read_territory(path.read_bytes(), 5)
+    assert territory is not None
+    dead = dead_from_territory(game, *territory)
+    assert dead == [gtp_to_action("E1", 5)]
+    final, disagrees = sgf_final_board(record, territory)
+    assert not disagrees and final is not None
+    assert final.owners == tuple(game.ownership(dead).tolist()) and final.score == game.score(dead) == -7.5
+    assert Outcome.from_lead(final.score) == game.outcome(dead) == record.result
+    samples = samples_from_sgf(record, get_encoder("sevenplane", GO5), final=final)
+    movers = [move.color for move in record.moves]
+    _check_targets(samples, movers, game.ownership(dead), game.score(dead))
+    assert samples.ownership[0, gtp_to_action("E1", 5)] == -1, "black to move: the dead stone's point is white's"
+
+
+def test_sgf_games_without_a_confirmed_scoring_are_masked_and_counted(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    sgf.mkdir()
+    _territory_sgf(sgf, "W+7.5")                                 # markers agree with RE
+    _territory_sgf(sgf, "W+3")                                   # markers disagree with RE: masked, counted
+    _territory_sgf(sgf, "W+1.5", markers=False)                  # no markers; RE says the board as it stands
+    _territory_sgf(sgf, "W+", markers=False)                     # no markers, no margin: nothing confirms it
+    _territory_sgf(sgf, "W+R", markers=False, moves=WALLS[:5])   # resigned: nothing to score
+    target = GatherTarget("go", 5, "sevenplane")
+    summary = gather(list_inputs(sgf, "sgf"), tmp_path / "out", target, GatherConfig(kind="sgf", chunk_samples=1))
+    assert (summary.inputs, summary.scored, summary.disagreements) == (5, 2, 1)
+    assert "from 2 games (1 masked" in summary.describe()
+    by_game = [read_chunk(path) for path in summary.chunks]
+    assert [bool(chunk.aux_mask.all()) for chunk in by_game] == [True, False, True, False, False]
+    assert [bool(chunk.aux_mask.any()) for chunk in by_game] == [True, False, True, False, False]
+    scores = by_game[2].batch_at(np.arange(len(by_game[2])))[4]   # the board as it stands, from each mover
+    assert sorted(set(scores.tolist())) == [-1.5, 1.5] and _walls_game().score() == -1.5
+
+
+def test_territory_markers_round_trip_and_bad_ones_are_refused() -> None:
+    text = add_territory(_go_sgf(["C3", "pass", "pass"], "B+18"), [0, 1], [24], 5)
+    assert "TB[aa][ba]" in text and "TW[ee]" in text and text.index("TB") > text.index(";W[]")
+    assert read_territory(text.encode(), 5) == ([0, 1], [24])
+    assert read_territory(_go_sgf(["C3"], "B+R").encode(), 5) is None
+    with pytest.raises(SGFError, match="one point on the board"):
+        read_territory(b"(;GM[1]SZ[5];B[cc]TB[aa:bb])", 5)
+    with pytest.raises(SGFError, match="TW"):
+        read_territory(b"(;GM[1]SZ[5];B[cc]TW[zz])", 5)

@@ -13,9 +13,13 @@ from click.testing import CliRunner
 
 from engine.cli import main
 from engine.core.rules import Rules
+from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf
+from training.chunks import load_samples
+from training.gather import GatherConfig, GatherTarget, gather, list_inputs, sgf_final_board
 from training.gtp_client import GTPClient, GTPEngineError, GTPError, gnugo_argv
 from training.gtp_games import play_game
+from training.territory import read_territory
 
 
 def _fake_engine(genmove: str) -> list[str]:
@@ -47,6 +51,34 @@ def test_gnugo_self_play_games_are_legal_scored_and_resumable(gnugo_path: str, t
         assert record.black_name == "GNU Go level 0"
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "0 games written" in again.output and "2 were there" in again.output
+
+
+@pytest.mark.gnugo
+def test_gnugo_games_carry_gnu_gos_verdict_for_the_ownership_and_score_targets(gnugo_path: str,
+                                                                                  tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    args = ["gnugo-games", str(sgf), "--games", "4", "--size", "7", "--level", "0", "--jobs", "1",
+            "--random-moves", "2", "--komi", "4.5", "--gnugo", gnugo_path]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    passed = []
+    for path in sorted(sgf.glob("*.sgf")):
+        record = load_sgf(path.read_text())
+        game = record.replay()
+        territory = read_territory(path.read_bytes(), 7)
+        assert (territory is not None) == (game.position.passes >= 2 and record.result.reason == "score"), path.name
+        if territory is not None:
+            passed.append(path.name)
+            final, disagrees = sgf_final_board(record, territory)
+            assert final is not None and not disagrees, path.name
+            assert Outcome.from_lead(final.score) == record.result   # GNU Go's final_score, RE
+    assert passed, "no game ended by passing"
+    summary = gather(list_inputs(sgf, "sgf"), tmp_path / "chunks", GatherTarget("go", 7, "sevenplane"),
+                     GatherConfig(kind="sgf", skip_moves=2))
+    assert (summary.scored, summary.disagreements) == (len(passed), 0)
+    samples = load_samples([tmp_path / "chunks"])
+    assert samples.aux_mask.any() and int(samples.aux_mask.sum()) <= len(samples)
+    ownership = samples.batch_at(np.flatnonzero(samples.aux_mask))[3]
+    assert np.all(np.abs(ownership).sum(axis=1) > 0), "a scored board has owned points"
 
 
 @pytest.mark.gnugo

@@ -62,6 +62,8 @@ def test_the_loop_resumes_after_an_interruption(tmp_path: Path) -> None:
 def test_settings_round_trip_and_bad_state_is_refused(tmp_path: Path) -> None:
     config = _config()
     assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    heads = replace_paths(config, {"bootstrap.aux_heads": ("score",), "train.ownership_weight": 0.5})
+    assert LoopConfig.from_dict(json.loads(json.dumps(heads.to_dict()))) == heads
     (tmp_path / STATE_FILE).write_text("{not json")
     with pytest.raises(RunStateError, match=STATE_FILE):
         run_loop(tmp_path, config)
@@ -95,3 +97,15 @@ def test_a_resumed_run_changes_only_the_options_given(tmp_path: Path, monkeypatc
     expected = replace_paths(stored, {"train.steps": 1000, "selfplay.holdout_share": 0.5, "bootstrap.seed": 9,
                                       "selfplay.seed": 9, "train.seed": 9, "match.seed": 9})
     assert config == expected  # --steps 1000 is the default, but given; the stored 7 games stay
+
+
+def test_the_loop_takes_the_auxiliary_heads_and_their_loss_weights(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _loop_command_config(monkeypatch, str(tmp_path), "--game", "go", "--aux-heads", "score,ownership",
+                                  "--score-mean-weight", "0.1", "--ownership-weight", "2")
+    assert config.bootstrap.aux_heads == config.bootstrap.aux_head_names == ("ownership", "score")
+    assert (config.train.ownership_weight, config.train.score_mean_weight) == (2.0, 0.1)
+    default = _loop_command_config(monkeypatch, str(tmp_path / "other"), "--game", "go")
+    assert default.bootstrap.aux_heads is None and default.bootstrap.aux_head_names == ("ownership", "score")
+    result = CliRunner().invoke(main, ["loop", str(tmp_path / "bad"), "--aux-heads", "territory"])
+    assert result.exit_code == 2 and "territory" in result.output

@@ -9,6 +9,7 @@ import pytest
 
 from encoders import get_encoder
 from engine.core.game import Game
+from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf_file
 from engine.search.evaluator import UniformEvaluator
 from engine.search.mcts import Search, SearchConfig
@@ -53,9 +54,10 @@ def test_parallel_games_share_calls_and_their_records_replay(tmp_path: Path) -> 
     assert summary.evaluator_calls < single_game_calls
     encoder = get_encoder("gomoku4", GOMOKU6)
     for record in records:
-        planes, policy, value = samples_from_record(record, encoder)  # replays every move through Game
-        assert len(value) == sum(record.targets)
-        assert record.result is not None and abs(value).max(initial=1) == 1
+        samples = samples_from_record(record, encoder)  # replays every move through Game
+        assert len(samples.value) == sum(record.targets)
+        assert record.result is not None and abs(samples.value).max(initial=1) == 1
+        assert record.final is None and not samples.aux_mask.any(), "a Gomoku game has no final board"
 
 
 @pytest.mark.parametrize("share,expect", [(0.0, "none"), (1.0, "all"), (0.5, "some")])
@@ -83,6 +85,7 @@ def test_resignation_and_its_disabled_share(tmp_path: Path) -> None:
     assert resigning.resigned == 3 and resigning.white_wins == 3 and resigning.resign_disabled == 0
     records = [read_record(p) for p in list_records(tmp_path / "a")]
     assert all(r.result is not None and r.result.reason == "resign" for r in records)
+    assert all(r.final is None for r in records), "a resigned game has no final board"
     assert all(len(r.actions) == 4 for r in records)  # black resigns at its third low-valued move (move 5)
     playing_on = play_games(BlackIsLost(), GO5, "m", _config(**RESIGNING, resign_disabled_share=1.0), 3,
                             SelfPlayOutput(tmp_path / "b"))
@@ -105,6 +108,23 @@ def test_holdout_share_and_sgf_with_comments(tmp_path: Path) -> None:
     assert record.black_name == "000007-b1c8" and record.result is not None
     assert record.comments and all(c is not None and "visits" in c for c in record.comments)
     assert record.replay().is_over
+
+
+def test_games_that_end_on_the_board_record_the_scorers_map(tmp_path: Path) -> None:
+    """The record's final board is the map and score the result was scored from (the board as it stands)."""
+    play_games(UniformEvaluator(), GO5, "m", _config(), 6, SelfPlayOutput(tmp_path))
+    records = [read_record(p) for p in list_records(tmp_path)]
+    assert any(r.final is not None for r in records)
+    for record in records:
+        game = Game(GO5)
+        for action in record.actions:
+            game.play(action)
+        if game.position.passes < 2:   # the move cap ended it: nothing was settled
+            assert record.final is None
+            continue
+        assert record.final is not None
+        assert record.final.owners == tuple(game.ownership().tolist()) and record.final.score == game.score()
+        assert Outcome.from_lead(record.final.score) == record.result == game.outcome()
 
 
 def test_a_network_plays_self_play_games(tmp_path: Path, go5_model: Path) -> None:

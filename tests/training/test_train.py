@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from engine.nn.model_file import load_model
-from tests.training.conftest import GOMOKU6
-from training.chunks import ChunkInfo, Samples, pack_planes
+from engine.nn.model_file import Model, ModelInfo, load_model
+from engine.nn.net import NetConfig, PolicyValueNet
+from tests.training.conftest import GOMOKU6, write_version1_chunk
+from training.chunks import ChunkInfo, Samples, load_samples, pack_ownership, pack_planes
 from training.errors import CheckpointError
-from training.train import TrainConfig, checkpoint_path, learning_rate, train
+from training.losses import AUX_TERMS, Batch, batch_losses
+from training.train import TrainConfig, _batch, checkpoint_path, learning_rate, train
 from training.validate import validate
 
 
@@ -37,7 +39,32 @@ def _samples(count: int = 64) -> Samples:
         value.append(1.0 if game.to_play == 1 else -1.0)
     packed, coding = pack_planes(np.stack(planes))
     info = ChunkInfo("gomoku", 6, "gomoku4", 4, coding, count)
-    return Samples(info, packed, np.stack(policy).astype(np.float16), np.asarray(value, np.float32))
+    return Samples(info, packed, np.stack(policy).astype(np.float16), np.asarray(value, np.float32),
+                   pack_ownership(np.zeros((count, 36))), np.zeros(count, np.float32), np.zeros(count, bool))
+
+
+def _go_samples(count: int = 64, size: int = 5, planes_per_stone: bool = False) -> Samples:
+    """Random two-plane Go positions (own stones, opponent stones) whose learnable aux targets are
+    the stones themselves (ownership +1 own, -1 the opponent's) and the stone difference (score);
+    every third sample is masked. The policy target is the first empty point."""
+    rng = np.random.default_rng(3)
+    stones = rng.choice([-1, 0, 1], p=[0.3, 0.4, 0.3], size=(count, size * size))
+    planes = np.stack([stones == 1, stones == -1], axis=1).reshape(count, 2, size, size)
+    policy = np.zeros((count, size * size + 1), np.float32)
+    policy[np.arange(count), np.argmax(stones == 0, axis=1)] = 1.0
+    mask = np.arange(count) % 3 != 0
+    ownership = np.where(mask[:, None], stones, 0)
+    score = np.where(mask, stones.sum(axis=1), 0).astype(np.float32)
+    packed, coding = pack_planes(planes)
+    info = ChunkInfo("go", size, "two", 2, coding, count)
+    return Samples(info, packed, policy.astype(np.float16), rng.choice([-1.0, 1.0], count).astype(np.float32),
+                   pack_ownership(ownership), score, mask)
+
+
+def _go_model(heads: str = "fc", size: int = 5, aux: tuple[str, ...] = ("ownership", "score")) -> Model:
+    config = NetConfig(1, 8, 2, None if heads == "pooled" else size, heads, aux)
+    torch.manual_seed(0)
+    return Model(PolicyValueNet(config), ModelInfo("go", "two", 2, config))
 
 
 def _config(**changes: object) -> TrainConfig:
@@ -121,3 +148,85 @@ def test_kl_adaptive_rate_moves_the_multiplier(tmp_path: Path, gomoku6_model: Pa
                   _config(kl_target=1e-9, checkpoint_every=0))
     assert calm.lr_multiplier > 1.0 and hasty.lr_multiplier < 1.0
     assert hasty.kl is not None and hasty.kl > 0
+
+
+# ----------------------------------------------------------- ownership and score
+def _tensors(samples: Samples, index: np.ndarray) -> Batch:
+    return Batch(*(torch.from_numpy(a) for a in samples.batch_at(index)))
+
+
+@pytest.mark.parametrize("heads", ["fc", "pooled"])
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_aux_heads_and_masks_fit_every_board(heads: str, size: int) -> None:
+    samples, model = _go_samples(6, size), _go_model(heads, size)
+    losses = batch_losses(model.net.train(), _tensors(samples, np.arange(6)))
+    out = losses.outputs
+    assert out.ownership.shape == (6, size * size) and out.score_mean.shape == out.score_stdev.shape == (6,)
+    assert bool((out.score_stdev > 0).all()) and bool((out.ownership.abs() <= 1).all())
+    for term in AUX_TERMS:
+        value = getattr(losses, term)
+        assert value.shape == () and torch.isfinite(value), term
+    plain = batch_losses(_go_model(heads, size, aux=()).net, _tensors(samples, np.arange(6)))
+    assert all(getattr(plain, term) is None for term in AUX_TERMS)
+
+
+def test_a_masked_sample_adds_no_aux_loss_nor_gradient() -> None:
+    samples, net = _go_samples(6), _go_model().net.eval()
+    batch = _tensors(samples, np.arange(6))
+    batch = batch._replace(aux_mask=torch.tensor([False, True, True, True, True, True]))
+    base = batch_losses(net, batch)
+    wild = batch._replace(ownership=batch.ownership.clone(), score=batch.score.clone())
+    wild.ownership[0], wild.score[0] = -wild.ownership[0] + 1, 1e4   # anything at all for the masked sample
+    changed = batch_losses(net, wild)
+    for term in AUX_TERMS:
+        assert getattr(changed, term).item() == pytest.approx(getattr(base, term).item(), rel=1e-6), term
+    none = batch_losses(net, batch._replace(aux_mask=torch.zeros(6, dtype=torch.bool)))
+    assert all(getattr(none, term).item() == 0.0 for term in AUX_TERMS)
+    planes = batch.planes.clone().requires_grad_(True)
+    losses = batch_losses(net, batch._replace(planes=planes))
+    sum(getattr(losses, term) for term in AUX_TERMS).backward()
+    assert planes.grad is not None and planes.grad[0].abs().sum() == 0 and planes.grad[1:].abs().sum() > 0
+
+
+def test_symmetries_turn_the_ownership_with_the_board() -> None:
+    samples = _go_samples(32)
+    planes, policy, _, ownership, _, mask = _batch(samples, _config(batch_size=32, seed=5), step=0)
+    stones = (planes[:, 0] - planes[:, 1]).reshape(32, -1)   # the target is the stones, turned or not
+    assert np.array_equal(ownership[mask], stones[mask]) and not ownership[~mask].any()
+    assert np.all(stones[np.arange(32), policy[:, :-1].argmax(axis=1)] == 0), "pi points at an empty point"
+    plain = _batch(samples, _config(batch_size=32, seed=5, symmetries=False), step=0)
+    assert not np.array_equal(plain[3], ownership), "no symmetry was drawn"
+
+
+def test_aux_heads_learn_and_every_term_is_a_scalar(tmp_path: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    samples, model = _go_samples(), _go_model("pooled")
+    before = validate(model.net, samples)
+    result = train(samples, model, tmp_path / "out.safetensors", 1, _config(steps=60, log_every=5),
+                   logdir=tmp_path / "tb")
+    after = validate(load_model(tmp_path / "out.safetensors").net, samples)
+    assert set(result.aux_losses) == set(AUX_TERMS) and "ownership" in result.describe()
+    assert after.aux_samples == before.aux_samples == int(samples.aux_mask.sum())
+    assert after.ownership_accuracy > before.ownership_accuracy + 0.1
+    assert after.score_mae < before.score_mae
+    assert "score mean absolute error" in after.describe()
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"loss/policy", "loss/value", "loss/l2", "loss/ownership", "loss/score_mean", "loss/score_stdev"} <= tags
+
+
+def test_version_1_chunks_still_train_the_policy_and_value(tmp_path: Path) -> None:
+    from training.chunks import write_chunk
+
+    new = write_chunk(tmp_path / "new.npz", _go_samples(16))
+    old = write_version1_chunk(tmp_path / "chunk-000000.npz", load_samples([new]))
+    new.unlink()
+    samples = load_samples([tmp_path])
+    assert not samples.aux_mask.any()
+    result = train(samples, _go_model(), tmp_path / "out.safetensors", 1, _config(steps=4))
+    assert result.aux_losses == {"ownership": 0.0, "score_mean": 0.0, "score_stdev": 0.0}
+    assert np.isfinite(result.policy_loss) and old.exists()
+    checked = validate(load_model(tmp_path / "out.safetensors").net, samples)
+    assert checked.score_mae is None and checked.ownership_accuracy is None and checked.aux_samples == 0
