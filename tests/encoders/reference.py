@@ -18,9 +18,10 @@ from engine.core.position import Position
 from engine.core.rules import GO_PRESETS, Rules
 from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import parse_diagram
+from tests.support.games import play_randomly
 
-__all__ = ["NOJIT", "LIBERTY_DIAGRAM", "KO_DIAGRAM", "setup_diagram", "reference_planes", "play_randomly",
-           "random_game", "go_rules", "any_rules"]
+__all__ = ["NOJIT", "LIBERTY_DIAGRAM", "KO_DIAGRAM", "setup_diagram", "reference_planes", "random_game",
+           "go_rules", "any_rules"]
 
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 MOVE_BUDGET = 25 if NOJIT else 80
@@ -98,21 +99,6 @@ def reference_planes(name: str, position: Position, banned: np.ndarray | None = 
     else:
         raise KeyError(name)
     return np.stack(planes).astype(np.int64)
-
-
-def play_randomly(game: Game, rng: np.random.Generator, moves: int, pass_rate: float = 0.05) -> None:
-    """Play up to ``moves`` random legal moves (superko included), passing now and then in Go."""
-    for _ in range(moves):
-        if game.is_over:
-            return
-        mask = game.legal_mask()
-        points = np.flatnonzero(mask[:-1])
-        if mask[-1] and (points.size == 0 or rng.random() < pass_rate):
-            game.play(game.rules.pass_action)
-        elif points.size:
-            game.play(int(rng.choice(points)))
-        else:
-            return
 
 
 def random_game(rules: Rules, seed: int, moves: int | None = None) -> Game:

@@ -18,23 +18,15 @@ from engine.core.rules import Rules
 from engine.core.types import Color, Outcome, SGFError
 from engine.formats.diagram import parse_diagram
 from engine.formats.sgf import GameRecord, dump_sgf, load_sgf, load_sgf_file
+from tests.support.games import play_randomly
 
 DATA = Path(__file__).parent / "data" / "sgf"
 
 
 def random_game(rules: Rules, moves: int, seed: int, pass_chance: float = 0.03) -> Game:
     """A game of up to ``moves`` random legal moves (passes now and then in Go)."""
-    rng = np.random.default_rng(seed)
     game = Game(rules)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        mask = game.legal_mask()
-        points = np.flatnonzero(mask[:-1])
-        if mask[-1] and (points.size == 0 or rng.random() < pass_chance):
-            game.play(rules.pass_action)
-        else:
-            game.play(int(rng.choice(points)))
+    play_randomly(game, np.random.default_rng(seed), moves, pass_chance)
     return game
 
 
