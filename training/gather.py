@@ -133,9 +133,10 @@ class Arrays(NamedTuple):
     aux_mask: np.ndarray    # bool[M]: the game has a scored final board
 
 
-def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, values: list[float], movers: list[Color],
+def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, movers: list[Color], result: Outcome,
             final: FinalBoard | None) -> Arrays:
-    """The samples of ``states`` (``movers[i]`` to move in ``states[i]``) with their targets."""
+    """The samples of ``states`` (``movers[i]`` to move in ``states[i]``) with their targets: z from the
+    game's ``result``, ownership and score from its ``final`` board (None: masked)."""
     count, points = len(states), encoder.rules.num_points
     ownership, score = np.zeros((count, points), np.int8), np.zeros(count, np.float32)
     if final is not None:
@@ -143,8 +144,8 @@ def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, values: list[f
             ownership[i] = final.ownership_for(color)
             score[i] = final.score_for(color)
     planes = encoder.encode_batch(states) if states else np.zeros((0, *encoder.shape), dtype=encoder.dtype)
-    return Arrays(planes, policy, np.asarray(values, np.float32), ownership, score,
-                  np.full(count, final is not None))
+    values = np.asarray([result.value_for(color) for color in movers], np.float32)
+    return Arrays(planes, policy, values, ownership, score, np.full(count, final is not None))
 
 
 def _digest(path: Path) -> str:
@@ -191,7 +192,7 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
     if record.result is None:
         raise RecordFormatError(f"game record {name}: no result")
     game = Game(rules)
-    states, policies, values, movers = [], [], [], []
+    states, policies, movers = [], [], []
     for number, (action, target, visits) in enumerate(zip(record.actions, record.targets, record.visits), 1):
         if target and visits:
             policy = np.zeros(rules.num_actions, dtype=np.float32)
@@ -200,14 +201,13 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
             if policy.sum() > 0:
                 states.append(game.copy())
                 policies.append(policy / policy.sum())
-                values.append(record.result.value_for(game.to_play))
                 movers.append(game.to_play)
         try:
             game.play(action)
         except IllegalMoveError as error:
             raise RecordFormatError(f"game record {name}: move {number} is illegal ({error})") from error
     policy = np.asarray(policies, np.float32).reshape(-1, rules.num_actions)
-    return _arrays(encoder, states, policy, values, movers, record.final)
+    return _arrays(encoder, states, policy, movers, record.result, record.final)
 
 
 def sgf_final_board(record: GameRecord, territory: tuple[list[int], list[int]] | None
@@ -240,13 +240,12 @@ def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0, fina
         raise SGFError("no result (RE) to learn the value from")
     rules = record.rules
     game = record.replay(upto=0)
-    states, actions, values, movers = [], [], [], []
+    states, actions, movers = [], [], []
     for number, move in enumerate(record.moves, 1):
         if number > skip_moves:
             state = game if move.color == game.to_play else game.with_side_to_move(move.color)
             states.append(state.copy())
             actions.append(move.action)
-            values.append(record.result.value_for(move.color))
             movers.append(move.color)
         try:
             game.play(move.action, move.color)
@@ -254,7 +253,7 @@ def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0, fina
             raise SGFError(f"move {number} is illegal: {error.reason}") from error
     policy = np.zeros((len(actions), rules.num_actions), dtype=np.float32)
     policy[np.arange(len(actions)), actions] = 1.0
-    return _arrays(encoder, states, policy, values, movers, final)
+    return _arrays(encoder, states, policy, movers, record.result, final)
 
 
 # ---------------------------------------------------------------- manifest
@@ -312,8 +311,7 @@ def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTa
         else:
             if config.kind == "records":
                 return samples_from_record(record, encoder, str(path))
-            territory = read_territory(path.read_bytes(), rules.size) if rules.game == "go" else None
-            final, disagrees = sgf_final_board(sgf, territory) if rules.game == "go" else (None, False)
+            final, disagrees = sgf_final_board(sgf, read_territory(path.read_bytes(), rules.size))
             if disagrees:
                 log.debug("%s: its scoring disagrees with RE[%s]: ownership and score masked", path,
                           sgf.result.to_sgf() if sgf.result else "")
