@@ -25,6 +25,7 @@ from training.chunks import (
 )
 from training.errors import ChunkFormatError, RecordFormatError
 from training.records import SelfPlayRecord, list_records, read_record, write_record
+from training.territory import FinalBoard
 
 
 def _record(**changes: object) -> SelfPlayRecord:
@@ -65,6 +66,35 @@ def test_record_of_another_version_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "future.game.json.gz"
     path.write_bytes(gzip.compress(json.dumps(data).encode()))
     with pytest.raises(RecordFormatError, match="future.game.json.gz.*version 99"):
+        read_record(path)
+
+
+def test_version_1_records_read_without_a_final_board(tmp_path: Path) -> None:
+    data = _record(rules=GO5, actions=(1, 2, 3)).to_dict()
+    assert data["format_version"] == 2 and data["final"] is None
+    del data["final"]
+    data["format_version"] = 1
+    path = tmp_path / "old.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    assert read_record(path).final is None
+    data["format_version"] = 2   # version 2 must say whether it has one
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(RecordFormatError, match="old.game.json.gz.*final"):
+        read_record(path)
+
+
+def test_a_final_board_round_trips_and_must_fit_the_board(tmp_path: Path) -> None:
+    final = FinalBoard((1, 2, 0) + (1,) * 22, -3.5)
+    record = _record(rules=GO5, actions=(1, 2, 3), final=final)
+    assert record.to_dict()["final"] == {"ownership": "BW." + "B" * 22, "score": -3.5}
+    assert read_record(write_record(tmp_path, record)).final == final
+    with pytest.raises(ValueError, match="24 points, not 25"):
+        _record(rules=GO5, actions=(1, 2, 3), final=FinalBoard((0,) * 24, 0.0))
+    data = record.to_dict()
+    data["final"]["ownership"] = "BX" + "." * 23
+    path = tmp_path / "bad.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(RecordFormatError, match="bad.game.json.gz.*'X'"):
         read_record(path)
 
 
