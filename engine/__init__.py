@@ -51,6 +51,7 @@ _HOMES = {
     "free_handicap": "engine.core.handicap",
     # engine.core.ownership
     "DEFAULT_PLAYOUTS": "engine.core.ownership",
+    "StoneStatus": "engine.core.ownership",
     "playout_ownership": "engine.core.ownership",
     "stone_status": "engine.core.ownership",
     # engine.formats.sgf

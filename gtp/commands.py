@@ -222,16 +222,15 @@ def final_score(state: EngineState, request: Request) -> str:
 
 
 def final_status_list(state: EngineState, request: Request) -> str:
-    """``alive``, ``dead`` or ``seki``: one chain per line. Seki is not told apart (its chains count as alive)."""
+    """``alive``, ``dead`` or ``seki``: one chain per line (Gomoku: every stone alive)."""
     status = _want(request, 1)[0].lower()
     if status not in ("alive", "dead", "seki"):
         raise GtpError(SYNTAX_ERROR)
     if state.rules.game == "go":
-        alive, dead = state.stone_status()
+        chains = getattr(state.stone_status(), status)
     else:
         stones = state.game.position.board().reshape(-1)
-        alive, dead = [[int(a)] for a in np.flatnonzero(stones)], []
-    chains = {"alive": alive, "dead": dead, "seki": []}[status]
+        chains = [[int(a)] for a in np.flatnonzero(stones)] if status == "alive" else []
     return "\n".join(" ".join(state.vertex(a) for a in chain) for chain in chains)
 
 

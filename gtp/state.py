@@ -34,6 +34,7 @@ from engine import (
     RulesError,
     Search,
     SearchResult,
+    StoneStatus,
     action_to_gtp,
     gtp_to_action,
     load_evaluator,
@@ -298,11 +299,11 @@ class EngineState:
             self._ownership_cache = (key, estimate)
         return self._ownership_cache[1]
 
-    def stone_status(self) -> tuple[list[list[int]], list[list[int]]]:
-        """``(alive, dead)`` chains of the current position, from the ownership estimate."""
+    def stone_status(self) -> StoneStatus:
+        """Alive, dead and seki chains of the current position, from the ownership estimate."""
         return stone_status(self.game, self.ownership())
 
     def dead_stones(self) -> list[int]:
         """The stones of the chains :meth:`stone_status` calls dead, as actions."""
-        return [action for chain in self.stone_status()[1] for action in chain]
+        return [action for chain in self.stone_status().dead for action in chain]
 

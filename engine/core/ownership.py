@@ -8,7 +8,8 @@ whose four neighbours are the player's stones or the edge and whose
 diagonals do not make it a false eye), so living groups survive them and
 dead ones do not: the estimate is good enough to name dead stones at the end
 of a game (GTP ``final_status_list``, ``final_score``) and to draw an
-ownership map during analysis. A playout passes only when every empty point
+ownership map during analysis. :func:`stone_status` turns any ownership map
+(this estimate or a network's) into alive, dead and seki chains. A playout passes only when every empty point
 is illegal or an own eye; two passes end it.
 
 The kernels apply simple ko (as :mod:`engine.core.playout` does). Passes and the
@@ -17,6 +18,8 @@ played out.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,9 +30,10 @@ from engine.core.playout import random_playout
 from engine.core.position import Position
 from engine.core.rng import new_rng
 from engine.core.scoring import region_owners
+from engine.core.seki import seki_stones
 from engine.core.types import BLACK, EMPTY, WHITE
 
-__all__ = ["playout_ownership", "stone_status", "DEFAULT_PLAYOUTS"]
+__all__ = ["playout_ownership", "stone_status", "StoneStatus", "DEFAULT_PLAYOUTS"]
 
 DEFAULT_PLAYOUTS = 400
 
@@ -84,19 +88,30 @@ def playout_ownership(state: object, playouts: int = DEFAULT_PLAYOUTS, seed: int
     return (total / playouts).astype(np.float32)
 
 
-def stone_status(state: object, ownership: np.ndarray, threshold: float = 0.0
-                 ) -> tuple[list[list[int]], list[list[int]]]:
-    """``(alive, dead)``: the chains on the board (each a sorted list of actions), split by ownership.
+class StoneStatus(NamedTuple):
+    """The chains on the board (each a sorted list of actions, in board order) by their fate."""
+
+    alive: list[list[int]]
+    dead: list[list[int]]
+    seki: list[list[int]]
+
+
+def stone_status(state: object, ownership: np.ndarray, threshold: float = 0.0) -> StoneStatus:
+    """The chains on the board split into alive, dead and seki by ``ownership`` (black's view).
 
     A chain is dead when the mean of ``ownership`` over its stones, seen from
-    its own colour, is below ``threshold``. Chains come in board order.
+    its own colour, is below ``threshold``, unless it is in seki on the board as
+    it stands (random playouts, and so the estimate, break sekis at random).
+    Seki chains are then those :func:`engine.core.seki.seki_stones` finds with
+    the dead chains taken off; the rest are alive.
     """
     position = _position_of(state)
     geo = geometry(position.rules.size)
     stones = position.cells[STONES, geo.action_point]
     heads = position.cells[HEAD, geo.action_point]
     own = np.asarray(ownership, dtype=np.float64) * np.where(stones == BLACK, 1.0, -1.0)
-    alive: list[list[int]] = []
+    standing = seki_stones(position.cells[STONES], geo.width, geo.action_point)
+    chains: list[np.ndarray] = []
     dead: list[list[int]] = []
     seen: set[int] = set()
     for action in np.flatnonzero(stones != EMPTY):
@@ -105,5 +120,13 @@ def stone_status(state: object, ownership: np.ndarray, threshold: float = 0.0
             continue
         seen.add(head)
         chain = np.flatnonzero((heads == head) & (stones != EMPTY))
-        (dead if own[chain].mean() < threshold else alive).append([int(a) for a in chain])
-    return alive, dead
+        if own[chain].mean() < threshold and not standing[chain[0]]:
+            dead.append([int(a) for a in chain])
+        else:
+            chains.append(chain)
+    board = position.cells[STONES].copy()
+    for chain in dead:
+        board[geo.action_point[chain]] = EMPTY
+    seki = seki_stones(board, geo.width, geo.action_point)
+    alive = [[int(a) for a in chain] for chain in chains if not seki[chain[0]]]
+    return StoneStatus(alive, dead, [[int(a) for a in chain] for chain in chains if seki[chain[0]]])

@@ -5,8 +5,10 @@ Dead stones, when given, are taken off the board before counting: under area
 scoring their points go to whoever then surrounds them; under territory
 scoring they also count as prisoners. A region that touches both colours
 (dame, shared liberties of a seki) belongs to nobody under either scoring.
-Eyes of groups in seki count as territory here; the Japanese rule that they do
-not is not modelled.
+Under territory scoring the eyes of chains in seki (:mod:`engine.core.seki`)
+count for nobody either (the Japanese rule); area scoring counts them. The
+compiled :func:`lead_of`, which the search and the playouts score finished
+games with, counts the board as it stands and leaves seki to :func:`score`.
 """
 
 from __future__ import annotations
@@ -17,33 +19,22 @@ import numpy as np
 
 from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
 from engine.core.jit import njit
+from engine.core.seki import seki_stones
 from engine.core.types import BLACK, EMPTY, WHITE
 
-__all__ = ["ownership", "score", "region_owners", "lead_of"]
+__all__ = ["ownership", "score", "region_owners", "lead_of", "seki_eye_points"]
 
 
 @njit(cache=True)
-def region_owners(stones, W, action_point):
-    """Owner of every board point under area counting (``int8[N*N]``: 0, BLACK or WHITE).
-
-    A stone owns its point; an empty region belongs to a colour when only that
-    colour's stones border it (Tromp-Taylor reachability), else to nobody.
-    """
-    n = action_point.shape[0]
+def _label_regions(stones, W, action_point, region, owner_of_region):
+    """Number the empty regions: ``region[p]`` for each empty padded point (-1 elsewhere) and
+    ``owner_of_region[r]``, the only colour bordering region r (0 when both or none do)."""
     P = stones.shape[0]
-    region = np.full(P, -1, dtype=np.int64)
-    owner_of_region = np.zeros(n + 1, dtype=np.int8)
     stack = np.empty(P, dtype=np.int64)
-    owners = np.zeros(n, dtype=np.int8)
     nregions = 0
-    for a in range(n):
+    for a in range(action_point.shape[0]):
         p = action_point[a]
-        c = stones[p]
-        if c == BLACK or c == WHITE:
-            owners[a] = c
-            continue
-        if region[p] >= 0:
-            owners[a] = owner_of_region[region[p]]
+        if stones[p] != EMPTY or region[p] >= 0:
             continue
         touches = 0
         stack[0] = p
@@ -63,9 +54,55 @@ def region_owners(stones, W, action_point):
                 elif cq == BLACK or cq == WHITE:
                     touches |= cq
         owner_of_region[nregions] = touches if touches == BLACK or touches == WHITE else 0
-        owners[a] = owner_of_region[nregions]
         nregions += 1
+
+
+@njit(cache=True)
+def region_owners(stones, W, action_point):
+    """Owner of every board point under area counting (``int8[N*N]``: 0, BLACK or WHITE).
+
+    A stone owns its point; an empty region belongs to a colour when only that
+    colour's stones border it (Tromp-Taylor reachability), else to nobody.
+    """
+    n = action_point.shape[0]
+    region = np.full(stones.shape[0], -1, dtype=np.int64)
+    owner_of_region = np.zeros(n + 1, dtype=np.int8)
+    _label_regions(stones, W, action_point, region, owner_of_region)
+    owners = np.zeros(n, dtype=np.int8)
+    for a in range(n):
+        p = action_point[a]
+        c = stones[p]
+        owners[a] = c if c == BLACK or c == WHITE else owner_of_region[region[p]]
     return owners
+
+
+@njit(cache=True)
+def seki_eye_points(stones, W, action_point):
+    """``(black, white)``: empty points of one colour's regions that border a chain in seki on padded
+    ``stones`` (dead stones removed) -- the eyes territory scoring does not count."""
+    n = action_point.shape[0]
+    seki = seki_stones(stones, W, action_point)
+    region = np.full(stones.shape[0], -1, dtype=np.int64)
+    owner_of_region = np.zeros(n + 1, dtype=np.int8)
+    _label_regions(stones, W, action_point, region, owner_of_region)
+    in_seki = np.zeros(n + 1, dtype=np.bool_)
+    for a in range(n):
+        if not seki[a]:
+            continue
+        p = action_point[a]
+        for d in (1, -1, W, -W):
+            if region[p + d] >= 0:
+                in_seki[region[p + d]] = True
+    black = 0
+    white = 0
+    for a in range(n):
+        r = region[action_point[a]]
+        if r >= 0 and in_seki[r]:
+            if owner_of_region[r] == BLACK:
+                black += 1
+            elif owner_of_region[r] == WHITE:
+                white += 1
+    return black, white
 
 
 def _stones_without(cells: np.ndarray, size: int, dead: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -107,8 +144,13 @@ def lead_of(stones, info, W, action_point, komi, territory, dead_black, dead_whi
 
 def score(cells: np.ndarray, info: np.ndarray, size: int, komi: float, scoring: str,
           dead: Iterable[int] = ()) -> float:
-    """Black's lead in points under ``scoring`` ("area" or "territory")."""
+    """Black's lead in points under ``scoring`` ("area" or "territory"; the latter without seki eyes)."""
     geo = geometry(size)
     stones, removed = _stones_without(cells, size, dead)
-    return float(lead_of(stones, info, geo.width, geo.action_point, float(komi), scoring == "territory",
-                         int(np.count_nonzero(removed == BLACK)), int(np.count_nonzero(removed == WHITE))))
+    territory = scoring == "territory"
+    lead = lead_of(stones, info, geo.width, geo.action_point, float(komi), territory,
+                   int(np.count_nonzero(removed == BLACK)), int(np.count_nonzero(removed == WHITE)))
+    if territory:
+        black, white = seki_eye_points(stones, geo.width, geo.action_point)
+        lead -= black - white
+    return float(lead)

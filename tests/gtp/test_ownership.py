@@ -54,8 +54,8 @@ def test_settled_groups_are_certain_and_the_dead_stone_is_found() -> None:
     for eye in (0, 2, 5, 42, 44, 47):  # A7 C7 F7 A1 C1 F1
         assert abs(ownership[eye]) == 1
     assert ownership[3 * 7 + 1] > 0.5
-    alive, dead = stone_status(game, ownership)
-    assert dead == [[22]]
+    alive, dead, seki = stone_status(game, ownership)
+    assert dead == [[22]] and seki == []
     assert sorted(len(chain) for chain in alive) == [13, 15]
 
 
