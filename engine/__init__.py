@@ -62,12 +62,15 @@ _HOMES = {
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",
     # engine.search.evaluator
+    "Evaluation": "engine.search.evaluator",
     "Evaluator": "engine.search.evaluator",
     "RolloutEvaluator": "engine.search.evaluator",
     # engine.search.mcts
     "Search": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",
     "SearchResult": "engine.search.mcts",
+    # engine.search.ownership
+    "estimate_ownership": "engine.search.ownership",
     # engine.search.player
     "Decision": "engine.search.player",
     "Player": "engine.search.player",

@@ -4,7 +4,7 @@ Each game in flight owns a :class:`SearchJob` (one move's search, driven
 through :class:`~engine.search.mcts.Search`'s stepwise API). :func:`step` gathers a
 leaf batch from every unfinished job, concatenates the leaves of the jobs that
 share an evaluator into one :class:`~engine.core.position.PositionBatch`, calls
-that evaluator once, and hands each job its slice of the priors and values.
+that evaluator once, and hands each job its rows of the evaluation.
 With K games of batch size B the network sees up to K*B positions per call.
 :func:`play_in_flight` keeps K games in flight until all are played.
 """
@@ -16,7 +16,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from engine import Evaluator, PositionBatch, Search, SearchResult
+from engine import Evaluation, Evaluator, PositionBatch, Search, SearchResult
 
 __all__ = ["SearchJob", "step", "InFlight", "play_in_flight"]
 
@@ -47,8 +47,8 @@ class SearchJob:
         self._stalled = len(leaves) == 0 and done == 0
         return leaves, legal
 
-    def complete(self, priors: np.ndarray, values: np.ndarray) -> None:
-        self.search.complete(priors, values)
+    def complete(self, evaluation: Evaluation) -> None:
+        self.search.complete(evaluation)
 
     def result(self) -> SearchResult:
         return self.search.result(0.0, self.simulations)
@@ -71,16 +71,16 @@ def step(jobs: Sequence[SearchJob]) -> int:
         evaluator = group[0][0].evaluator
         if len(group) == 1:
             job, leaves, legal = group[0]
-            job.complete(*evaluator.evaluate(leaves, legal))
+            job.complete(evaluator.evaluate(leaves, legal))
             continue
         batch = PositionBatch(group[0][1].rules, np.concatenate([leaves.cells for _, leaves, _ in group]),
                               np.concatenate([leaves.info for _, leaves, _ in group]))
         legal = np.concatenate([mask for _, _, mask in group])
-        priors, values = evaluator.evaluate(batch, legal)
+        evaluation = evaluator.evaluate(batch, legal)
         start = 0
         for job, leaves, _ in group:
             stop = start + len(leaves)
-            job.complete(priors[start:stop], values[start:stop])
+            job.complete(evaluation.rows(start, stop))
             start = stop
     return len(groups)
 

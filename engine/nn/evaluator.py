@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.core.board import HISTORY, HISTORY_LEN, RING
 from engine.core.position import PositionBatch
-from engine.search.evaluator import Positions, legal_masks, masked_softmax
+from engine.search.evaluator import Evaluation, Positions, legal_masks, masked_softmax
 
 if TYPE_CHECKING:
     import torch
@@ -239,10 +239,9 @@ class NetEvaluator:
         :meth:`evaluate_heads` that are not None."""
         return self.net.config.aux_heads
 
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Priors ``float32[B, N*N + 1]`` (legal, renormalised) and values ``float32[B]`` (side to move)."""
-        heads = self.evaluate_heads(positions, legal)
-        return heads.policy, heads.value
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
+        """The evaluator protocol's :class:`Evaluation`: :meth:`evaluate_heads`'s outputs under its field names."""
+        return Evaluation(*self.evaluate_heads(positions, legal))
 
     def evaluate_heads(self, positions: Positions, legal: np.ndarray | None = None) -> "NetOutput[np.ndarray]":
         """Every head of the network for a batch, all from the side to move of each position.

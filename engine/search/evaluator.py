@@ -1,6 +1,7 @@
-"""The evaluator protocol: a batch of positions in, move priors and values out.
+"""The evaluator protocol: a batch of positions in, move priors and values (and the network's
+auxiliary outputs, where it has them) out.
 
-``Evaluator.evaluate(positions, legal=None) -> (priors float32[B, N*N + 1], values float32[B])``:
+``Evaluator.evaluate(positions, legal=None) -> Evaluation(priors, values, ownership, score_mean, score_stdev)``:
 
 * ``positions`` is a sequence of Positions or a :class:`~engine.core.position.PositionBatch`
   (the search's leaf batch: stacked arrays, encoded without copying).
@@ -12,6 +13,11 @@
   pass, so every row sums to 1; the search never expands such a node.
 * ``values[b]`` is in [-1, 1], from the point of view of the side to move in
   ``positions[b]`` (+1: it wins).
+* ``ownership[b]`` (``float32[B, N*N]``, row 0 at the top as actions count) is in
+  [-1, 1], +1 where the side to move will own the point at the end; ``score_mean[b]``
+  and ``score_stdev[b]`` (``float32[B]``) are the final score difference from the side
+  to move and its standard deviation, in points, komi included. They are None when
+  the evaluator has no such head (every evaluator here).
 
 All positions in one batch have the same board size. The network-free
 evaluators live here: :class:`UniformEvaluator` (uniform priors, value 0) for
@@ -24,7 +30,7 @@ network's evaluator is :class:`engine.nn.evaluator.NetEvaluator`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -34,16 +40,31 @@ from engine.core.playout import random_playout
 from engine.core.position import Position, PositionBatch
 from engine.core.rng import new_rng
 
-__all__ = ["Evaluator", "Positions", "UniformEvaluator", "RolloutEvaluator", "legal_masks", "masked_softmax"]
+__all__ = ["Evaluation", "Evaluator", "Positions", "UniformEvaluator", "RolloutEvaluator", "legal_masks",
+           "masked_softmax"]
 
 Positions = Sequence[Position] | PositionBatch
+
+
+class Evaluation(NamedTuple):
+    """One batch's evaluation, every field from each position's side to move (see the module docstring)."""
+
+    priors: np.ndarray
+    values: np.ndarray
+    ownership: np.ndarray | None = None
+    score_mean: np.ndarray | None = None
+    score_stdev: np.ndarray | None = None
+
+    def rows(self, start: int, stop: int) -> "Evaluation":
+        """The evaluation of positions ``start:stop`` of the batch (one caller's share of a joint call)."""
+        return Evaluation(*(None if field is None else field[start:stop] for field in self))
 
 
 @runtime_checkable
 class Evaluator(Protocol):
     """Anything the search can ask for priors and values (see the module docstring)."""
 
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
         ...
 
 
@@ -71,12 +92,12 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 class UniformEvaluator:
     """Uniform priors over the legal actions and value 0: a network-free stand-in."""
 
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
         masks = legal_masks(positions) if legal is None else legal
         counts = masks.sum(axis=1, keepdims=True)
         priors = np.where(counts > 0, masks / np.maximum(counts, 1), 0.0).astype(np.float32)
         priors[counts[:, 0] == 0, -1] = 1.0  # a finished game: all mass on pass, as masked_softmax does
-        return priors, np.zeros(len(masks), np.float32)
+        return Evaluation(priors, np.zeros(len(masks), np.float32))
 
 
 class RolloutEvaluator:
@@ -95,9 +116,9 @@ class RolloutEvaluator:
         self.rollouts = rollouts
         self._rng = new_rng(seed)
 
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
         batch = PositionBatch.stack(positions)
-        priors, _ = UniformEvaluator().evaluate(batch, legal)
+        priors = UniformEvaluator().evaluate(batch, legal).priors
         rules = batch.rules
         geo = geometry(rules.size)
         spec = pack_rules(rules)
@@ -115,4 +136,4 @@ class RolloutEvaluator:
                 value = terminal_value(cells, info, geo.width, geo.action_point, spec, komi)
                 total += value if info[TO_PLAY] == mover else -value
             values[i] = total / self.rollouts
-        return priors, values
+        return Evaluation(priors, values)

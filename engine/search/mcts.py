@@ -4,21 +4,29 @@ The tree and its kernels are in :mod:`engine.search.tree`; this module owns
 one tree, turns leaf batches into evaluator calls, adds root noise, reuses
 the tree between moves and reports what it found. Deciding what to play
 (temperature, resignation, passing, time) is :class:`engine.search.player.Player`'s.
+
+When the evaluator has the network's auxiliary heads the search also averages
+them over the tree: the score in the tree's own rows (see :mod:`engine.search.tree`),
+the ownership in a pool beside it that holds every evaluated node's ownership
+row once, from black's view in float16 (``2*N*N`` bytes a row: 722 bytes on 19x19, where
+a tree row per node would cost 362 times more, once per child). A subtree's
+ownership is the mean of the rows of the nodes evaluated in it, each counted once.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.core.board import INFO_LEN, ROWS, geometry
+from engine.core.board import INFO_LEN, ROWS, TO_PLAY, geometry
 from engine.core.dispatch import pack_rules, terminal_value
 from engine.core.game import Game
 from engine.core.position import PositionBatch
-from engine.search.evaluator import Evaluator
+from engine.core.types import BLACK
+from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.tree import (
     ACTION,
     FIRST_CHILD,
@@ -27,12 +35,15 @@ from engine.search.tree import (
     NET_VALUE,
     NUM_CHILDREN,
     PRIOR,
+    SCORE_SQUARES,
+    SCORE_SUM,
     VALUE_SUM,
     VISITS,
     compact_subtree,
     expand_and_backup,
     principal_variation,
     reset_tree,
+    root_children_of,
     select_leaves,
 )
 
@@ -43,8 +54,11 @@ __all__ = ["SearchConfig", "SearchResult", "Search"]
 class SearchConfig:
     """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
 
-    The tree starts small and doubles when full, up to ``capacity`` nodes (36 bytes each; an
+    The tree starts small and doubles when full, up to ``capacity`` nodes (44 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
+    ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
+    score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
+    added to a visited child's Q, ``center`` the root's mean score (KataGo: 0.3 with scale 0.75).
     """
 
     c_puct: float = 1.25
@@ -54,6 +68,8 @@ class SearchConfig:
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
     capacity: int = 8_000_000
+    score_utility: float = 0.0
+    score_utility_scale: float = 0.75
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:
@@ -68,6 +84,13 @@ class SearchResult:
     ``visits``, ``q`` and ``priors`` are per action (``float32[N*N+1]``; q is
     the mean value of the subtree, 0 where unvisited); ``value`` is the root's
     mean value; ``pv`` the most-visited line.
+
+    With an evaluator that has a score head: ``score_mean`` and ``score_stdev``,
+    the tree's mean final score difference and its spread, in points (komi
+    included), and per action ``move_scores`` / ``move_score_stdevs``
+    (``float32[N*N+1]``, the child subtrees', 0 where unvisited). With an
+    ownership head: ``ownership`` (``float32[N*N]`` in [-1, 1], +1 where the side
+    to move will own the point), the mean over the tree's evaluated nodes. None otherwise.
     """
 
     visits: np.ndarray
@@ -77,6 +100,11 @@ class SearchResult:
     simulations: int
     seconds: float
     pv: list[int]
+    score_mean: float | None = None
+    score_stdev: float | None = None
+    move_scores: np.ndarray | None = None
+    move_score_stdevs: np.ndarray | None = None
+    ownership: np.ndarray | None = None
 
     @property
     def best_action(self) -> int:
@@ -90,6 +118,15 @@ class SearchResult:
             return policy
         weights = self.visits.astype(np.float64) ** (1.0 / temperature)
         return (weights / weights.sum()).astype(np.float32)
+
+
+def _score_statistics(floats: np.ndarray, visits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean score and standard deviation (points) of nodes from their score rows (``floats[:, k]``) and
+    visits, from the view of the player who moved into each (0 where unvisited)."""
+    n = np.maximum(visits, 1)
+    mean = np.where(visits > 0, floats[SCORE_SUM] / n, 0.0)
+    variance = np.where(visits > 0, floats[SCORE_SQUARES] / n - np.square(mean), 0.0)
+    return mean.astype(np.float32), np.sqrt(np.maximum(variance, 0.0)).astype(np.float32)
 
 
 class Search:
@@ -114,13 +151,20 @@ class Search:
         self._leaf_info = np.zeros((batch, INFO_LEN), dtype=np.int64)
         self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
         self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
+        self._no_scores = np.zeros(batch, dtype=np.float32)
         self._pending = 0
         self._full = False
         self._noise_pending = False
+        self._has_score = False
+        # the ownership pool (allocated at the first evaluation with ownership): row k is node
+        # _owned_nodes[k]'s evaluated ownership, black's view; _owned rows are in use
+        self._ownership_rows: np.ndarray | None = None    # float16[R, N*N]
+        self._owned_nodes = np.zeros(0, dtype=np.int64)    # int64[R]
+        self._owned = 0
         self.root = game.position.copy()
         self._root_legal = game.legal_mask()
         self._root_moves = len(game.moves)
-        reset_tree(self._ints, self._floats, self._count)
+        self.reset()
 
     # ----------------------------------------------------------------- tree
     @property
@@ -138,6 +182,7 @@ class Search:
     def reset(self) -> None:
         """Forget the tree (the root position stays)."""
         reset_tree(self._ints, self._floats, self._count)
+        self._owned = 0
 
     def set_game(self, game: Game) -> None:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""
@@ -148,7 +193,7 @@ class Search:
             self.root = game.position.copy()
             self._root_legal = game.legal_mask()
             self._root_moves = len(moves)
-            reset_tree(self._ints, self._floats, self._count)
+            self.reset()
             return
         for move in moves[self._root_moves:]:
             self._descend(move.action, game)
@@ -169,7 +214,7 @@ class Search:
     def _descend(self, action: int, game: Game) -> None:
         child = self._child_for(action)
         if child < 0:
-            reset_tree(self._ints, self._floats, self._count)
+            self.reset()
             return
         everything = np.ones(self.rules.num_actions, dtype=np.bool_)
         self._move_root(child, everything)
@@ -183,8 +228,18 @@ class Search:
 
     def _move_root(self, child: int, root_legal: np.ndarray) -> None:
         ints, floats = np.zeros_like(self._ints), np.zeros_like(self._floats)
-        compact_subtree(self._ints, self._floats, child, root_legal, ints, floats, self._count)
+        old_of_new = np.empty(ints.shape[1], dtype=np.int64)
+        compact_subtree(self._ints, self._floats, child, root_legal, ints, floats, self._count, old_of_new)
         self._ints, self._floats = ints, floats
+        if self._owned:  # keep the ownership rows of the nodes that stay, renumbered
+            new_of_old = np.full(old_of_new.shape[0], -1, dtype=np.int64)
+            new_of_old[old_of_new[:self.nodes]] = np.arange(self.nodes)
+            assert self._ownership_rows is not None
+            nodes = new_of_old[self._owned_nodes[:self._owned]]
+            kept = nodes >= 0
+            self._owned = int(kept.sum())
+            self._ownership_rows[:self._owned] = self._ownership_rows[:kept.size][kept]
+            self._owned_nodes[:self._owned] = nodes[kept]
 
     def _grow(self) -> bool:
         """Double the tree's room (up to ``capacity``); False when it may not grow."""
@@ -232,20 +287,63 @@ class Search:
         self._pending = leaves
         return self._leaves[:leaves], self._leaf_legal[:leaves], finished
 
-    def complete(self, priors: np.ndarray, values: np.ndarray) -> None:
-        """Expand the gathered leaves with their ``priors`` and back their ``values`` up."""
+    def complete(self, evaluation: Evaluation) -> None:
+        """Expand the gathered leaves with the evaluation's priors and back their values (and scores) up;
+        keep their ownership, if given."""
         leaves = self._pending
         self._pending = 0
         if leaves == 0:
             return
+        scores = squares = self._no_scores[:leaves]
+        if evaluation.score_mean is not None and evaluation.score_stdev is not None:
+            self._has_score = True
+            scores = np.ascontiguousarray(evaluation.score_mean, dtype=np.float32)
+            squares = (np.square(evaluation.score_stdev) + np.square(scores)).astype(np.float32)
+        if evaluation.ownership is not None:
+            self._keep_ownership(evaluation.ownership, leaves)
         room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
-                                 self._leaf_legal, np.ascontiguousarray(priors, dtype=np.float32),
-                                 np.ascontiguousarray(values, dtype=np.float32))
+                                 self._leaf_legal, np.ascontiguousarray(evaluation.priors, dtype=np.float32),
+                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores, squares)
         if not room and not self._grow():
             self._full = True  # the leaf that found no room stays unexpanded; its value was backed up
         if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
             self._add_noise()
             self._noise_pending = False
+
+    def _keep_ownership(self, ownership: np.ndarray, leaves: int) -> None:
+        """Add the leaves' ownership (``[L, N*N]``, each leaf's side to move) to the pool, from black's view."""
+        if self._ownership_rows is None or self._owned + leaves > len(self._ownership_rows):
+            rows = max(2 * self._owned + leaves, 64)
+            grown = np.zeros((rows, self.rules.num_points), dtype=np.float16)
+            nodes = np.zeros(rows, dtype=np.int64)
+            if self._ownership_rows is not None:
+                grown[:self._owned] = self._ownership_rows[:self._owned]
+                nodes[:self._owned] = self._owned_nodes[:self._owned]
+            self._ownership_rows, self._owned_nodes = grown, nodes
+        black = np.where(self._leaf_info[:leaves, TO_PLAY] == BLACK, 1.0, -1.0)[:, None]
+        self._ownership_rows[self._owned:self._owned + leaves] = black * ownership
+        self._owned_nodes[self._owned:self._owned + leaves] = self._leaf_nodes[:leaves]
+        self._owned += leaves
+
+    def ownership(self, action: int | None = None) -> np.ndarray | None:
+        """Tree-averaged ownership (``float32[N*N]``, the root's side to move: +1 its point) of the
+        whole tree, or of the subtree after the root's ``action``; None without an ownership head
+        or when that subtree holds no evaluated node."""
+        if not self._owned:
+            return None
+        assert self._ownership_rows is not None
+        rows = self._ownership_rows[:self._owned]
+        if action is not None:
+            child = self._child_for(action)
+            if child < 0:
+                return None
+            owners = np.empty(self._owned, dtype=np.int64)
+            root_children_of(self._ints, self._owned_nodes[:self._owned], owners)
+            rows = rows[owners == child]
+            if not len(rows):
+                return None
+        mean = rows.mean(axis=0, dtype=np.float32)
+        return mean if self.root.to_play == BLACK else -mean
 
     @property
     def is_full(self) -> bool:
@@ -273,9 +371,12 @@ class Search:
 
     def _select(self, budget: int) -> tuple[int, int]:
         cfg = self.config
+        utility = cfg.score_utility if self._has_score else 0.0
+        center = -float(self._floats[SCORE_SUM, 0]) / self.root_visits if utility and self.root_visits else 0.0
         return select_leaves(self._ints, self._floats, self.root.cells, self.root.info, self.geo.zobrist,
                              self.geo.width, self.geo.action_point, self.spec, float(self.rules.komi),
-                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, budget, self._leaf_nodes,
+                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, utility, center,
+                             cfg.score_utility_scale * self.rules.size, budget, self._leaf_nodes,
                              self._leaf_cells, self._leaf_info, self._leaf_legal)
 
     def run(self, visits: int | None = None, *, playouts: int | None = None, seconds: float | None = None,
@@ -295,7 +396,7 @@ class Search:
                 break
             leaves, legal, finished = self.gather(budget)
             if len(leaves):
-                self.complete(*self.evaluator.evaluate(leaves, legal))
+                self.complete(self.evaluator.evaluate(leaves, legal))
             done += len(leaves) + finished
             now = time.perf_counter()
             if seconds is not None and now - started >= seconds:
@@ -327,7 +428,16 @@ class Search:
                                          self.spec, float(self.rules.komi)))
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(self._ints, 0, line)
-        return SearchResult(visits, q, priors, value, simulations, seconds, [int(a) for a in line[:length]])
+        result = SearchResult(visits, q, priors, value, simulations, seconds, [int(a) for a in line[:length]],
+                              ownership=self.ownership())
+        if not self._has_score or not self.root_visits:
+            return result
+        moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)
+        if children.stop > children.start:
+            moves[acts], stdevs[acts] = _score_statistics(self._floats[:, children], n)
+        mean, stdev = _score_statistics(self._floats[:, :1], np.float32([self.root_visits]))
+        return replace(result, score_mean=-float(mean[0]), score_stdev=float(stdev[0]), move_scores=moves,
+                       move_score_stdevs=stdevs)
 
     def child_pv(self, action: int, limit: int = 32) -> list[int]:
         """The most-visited line starting with ``action`` (for analysis output)."""

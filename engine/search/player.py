@@ -21,12 +21,13 @@ from engine.core.ownership import playout_ownership, stone_status
 from engine.core.types import Color
 from engine.search.evaluator import Evaluator
 from engine.search.mcts import Search, SearchConfig, SearchResult
+from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
 
 __all__ = ["PlayerConfig", "Decision", "Player"]
 
 DEAD_STONE_PLAYOUTS = 200
-"""Random playouts behind the dead-stone estimate that judges a game-ending pass."""
+"""Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ class Player:
         if result.visits.sum() <= 0:
             return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
         ends = game.position.passes > 0  # the opponent passed: a pass now ends the game
-        judged = self._judge_pass(game, ends) if ends else None
+        judged = self._judge_pass(game, ends, result) if ends else None
         if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
         if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
@@ -164,7 +165,7 @@ class Player:
         else:
             action = result.best_action
         if action == pass_action and not ends:
-            judged = self._judge_pass(game, ends)
+            judged = self._judge_pass(game, ends, result)
         if action == pass_action and judged is not None and judged[0] <= 0:  # unwon, or unsettled at the end
             # play on, but never inside our own area: under area scoring that cannot gain a point and
             # filling our own eyes can lose groups
@@ -176,12 +177,13 @@ class Player:
                 action = int(np.argmax(visits))
         return action
 
-    def _judge_pass(self, game: Game, ends: bool) -> tuple[float, np.ndarray] | None:
+    def _judge_pass(self, game: Game, ends: bool, result: SearchResult) -> tuple[float, np.ndarray] | None:
         """The side to move's margin if it passed now (Go, area scoring) and the owner of every point
         as judged, or None where the pass is not judged.
 
-        Unless ``remove_dead_stones`` is off, the stones a playout estimate
-        calls dead are taken off first, as ``final_score`` does in GTP, and
+        Unless ``remove_dead_stones`` is off, the stones the ownership calls dead
+        (the search's tree-averaged ownership where the network has that head, a
+        playout estimate otherwise) are taken off first, as ``final_score`` does in GTP, and
         every pass is judged: a network may pass while its groups are dying.
         A pass that ends the game (``ends``) also needs a settled board: more
         empty points touching both colours than the board has lines count as
@@ -194,8 +196,11 @@ class Player:
             return None
         dead: list[int] = []
         if self.config.remove_dead_stones:
-            ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
-            dead = [action for chain in stone_status(game, ownership)[1] for action in chain]
+            if result.ownership is not None:
+                ownership = black_view(result.ownership, game.to_play)
+            else:
+                ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
+            dead = [action for chain in stone_status(game, ownership).dead for action in chain]
         elif not ends:
             return None
         owners = game.ownership(dead)

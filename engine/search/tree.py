@@ -10,36 +10,47 @@ Node ``i``'s fields live in two arrays, one row per field:
     ``ints[FIRST_CHILD, i]``   first child (children are contiguous), UNEXPANDED or PENDING
     ``ints[NUM_CHILDREN, i]``  number of children (the legal actions at expansion)
 ``floats: float32[FLOAT_ROWS, M]``
-    ``floats[VALUE_SUM, i]``   sum of backed-up values, from the view of the player who moved into i
-    ``floats[PRIOR, i]``       prior probability of the edge into i
-    ``floats[NET_VALUE, i]``   evaluator's value of node i, from the view of the side to move at i
-``count: int64[1]``            nodes in use
+    ``floats[VALUE_SUM, i]``     sum of backed-up values, from the view of the player who moved into i
+    ``floats[PRIOR, i]``         prior probability of the edge into i
+    ``floats[NET_VALUE, i]``     evaluator's value of node i, from the view of the side to move at i
+    ``floats[SCORE_SUM, i]``     sum of backed-up score means (points, komi included), same view as VALUE_SUM
+    ``floats[SCORE_SQUARES, i]`` sum of backed-up ``stdev**2 + mean**2`` (points squared, no sign)
+``count: int64[1]``              nodes in use
 
-Values flip sign once per ply. A simulation walks down by PUCT with virtual
+Values and scores flip sign once per ply. A simulation walks down by PUCT with virtual
 loss (each simulation in flight counts as a loss), replays the path's moves
 on a copy of the root position, and stops at an unexpanded node: a finished
-game is backed up at once with its exact value; anything else becomes a leaf
+game is backed up at once with its exact value and score (stdev 0); anything else becomes a leaf
 of the batch, marked PENDING so that no other simulation of the batch takes it.
+The score rows stay 0 for leaves of an evaluator without a score head; then
+only finished games add to them, and the search reports no score.
+
+The subtree's mean score of node i is ``SCORE_SUM / VISITS`` and its standard
+deviation ``sqrt(SCORE_SQUARES / VISITS - mean**2)``: KataGo's combination of
+the leaves' predicted spreads with the spread of their means. With
+``score_utility`` > 0 selection adds KataGo's score utility to each visited
+child's Q: ``score_utility * 2/pi * atan((mean - center) / scale)``, ``center``
+being the root's mean score (seen, like the child's mean, from the player choosing).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from engine.core.board import PASS_POINT, TO_PLAY
-from engine.core.dispatch import fill_legal_mask, is_terminal, play_point, terminal_value
+from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, play_point
 from engine.core.jit import njit
+from engine.core.types import BLACK
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
-           "VALUE_SUM", "PRIOR", "NET_VALUE", "FLOAT_ROWS", "UNEXPANDED", "PENDING",
-           "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree", "principal_variation"]
+           "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
+           "PENDING", "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree",
+           "principal_variation", "root_children_of"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN = 0, 1, 2, 3, 4, 5
 INT_ROWS = 6
-VALUE_SUM, PRIOR, NET_VALUE = 0, 1, 2
-FLOAT_ROWS = 3
+VALUE_SUM, PRIOR, NET_VALUE, SCORE_SUM, SCORE_SQUARES = 0, 1, 2, 3, 4
+FLOAT_ROWS = 5
 UNEXPANDED = -1
 PENDING = -2
 
@@ -55,6 +66,8 @@ def _init_node(ints, floats, i, parent, action, prior):
     floats[VALUE_SUM, i] = 0.0
     floats[PRIOR, i] = prior
     floats[NET_VALUE, i] = 0.0
+    floats[SCORE_SUM, i] = 0.0
+    floats[SCORE_SQUARES, i] = 0.0
 
 
 @njit(cache=True)
@@ -65,8 +78,8 @@ def reset_tree(ints, floats, count):
 
 
 @njit(cache=True)
-def _best_child(ints, floats, node, c_puct, fpu_reduction):
-    """The child maximising Q + U, where Q counts virtual visits as losses."""
+def _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, score_center, score_scale):
+    """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on)."""
     first = ints[FIRST_CHILD, node]
     last = first + ints[NUM_CHILDREN, node]
     visited_prior = 0.0
@@ -81,6 +94,9 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction):
     for c in range(first, last):
         n = ints[VISITS, c] + ints[VIRTUAL, c]
         q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n if n > 0 else fpu
+        if score_utility != 0.0 and ints[VISITS, c] > 0:
+            mean = floats[SCORE_SUM, c] / ints[VISITS, c]
+            q += score_utility * (2.0 / math.pi) * math.atan((mean - score_center) / score_scale)
         score = q + explore * floats[PRIOR, c] / (1 + n)
         if score > best_score:
             best_score = score
@@ -89,15 +105,20 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction):
 
 
 @njit(cache=True)
-def _backup(ints, floats, leaf, value):
-    """Back ``value`` (for the side to move at ``leaf``) up to the root, releasing virtual loss."""
+def _backup(ints, floats, leaf, value, score, squares):
+    """Back ``value`` and ``score`` (for the side to move at ``leaf``) and ``squares`` (its
+    ``stdev**2 + mean**2``) up to the root, releasing virtual loss."""
     node = leaf
     v = -value
+    s = -score
     while node >= 0:
         floats[VALUE_SUM, node] += v
+        floats[SCORE_SUM, node] += s
+        floats[SCORE_SQUARES, node] += squares
         ints[VISITS, node] += 1
         ints[VIRTUAL, node] -= 1
         v = -v
+        s = -s
         node = ints[PARENT, node]
 
 
@@ -110,15 +131,27 @@ def _release(ints, leaf):
 
 
 @njit(cache=True)
+def _terminal(cells, info, W, action_point, spec, komi):
+    """``(value, score)`` of a finished game for the side to move: +1 / -1 / 0 and its lead in points."""
+    winner, lead = game_result(cells, info, W, action_point, spec, komi)
+    mover = info[TO_PLAY]
+    score = lead if mover == BLACK else -lead
+    if winner == 0:
+        return 0.0, score
+    return (1.0 if winner == mover else -1.0), score
+
+
+@njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
-                  c_puct, fpu_reduction, root_fpu_reduction, budget,
+                  c_puct, fpu_reduction, root_fpu_reduction, score_utility, score_center, score_scale, budget,
                   leaf_nodes, leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
     legal actions in ``leaf_legal[j]``. Simulations that end in a finished game
     are backed up here. Returns ``(leaves, finished_games)``; the batch ends
-    early when a simulation reaches a leaf already in it.
+    early when a simulation reaches a leaf already in it. ``score_center`` is the
+    root's mean score for its side to move (points); ``score_utility`` 0 turns the score term off.
     """
     num_points = action_point.shape[0]
     root_flat = root_cells.ravel()
@@ -130,20 +163,23 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
         cells.ravel()[:] = root_flat  # one contiguous copy, not a 2-D strided loop
         info[:] = root_info
         node = 0
+        center = score_center
         ints[VIRTUAL, 0] += 1
         while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0:
             reduction = root_fpu_reduction if node == 0 else fpu_reduction
-            node = _best_child(ints, floats, node, c_puct, reduction)
+            node = _best_child(ints, floats, node, c_puct, reduction, score_utility, center, score_scale)
+            center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]
             point = PASS_POINT if action == num_points else action_point[action]
             play_point(cells, info, zobrist, W, point, info[TO_PLAY], spec)
         if is_terminal(cells, info, spec):
-            _backup(ints, floats, node, terminal_value(cells, info, W, action_point, spec, komi))
+            value, score = _terminal(cells, info, W, action_point, spec, komi)
+            _backup(ints, floats, node, value, score, score * score)
             finished += 1
             continue
         if ints[FIRST_CHILD, node] >= 0:  # expanded without children: renju's black has only forbidden points
-            _backup(ints, floats, node, 0.0)
+            _backup(ints, floats, node, 0.0, 0.0, 0.0)
             finished += 1
             continue
         if ints[FIRST_CHILD, node] == PENDING:
@@ -157,10 +193,12 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
 
 
 @njit(cache=True)
-def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, priors, values):
-    """Give each leaf its children (legal actions with their priors) and back its value up.
+def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, priors, values, scores, squares):
+    """Give each leaf its children (legal actions with their priors) and back its value and score up.
 
-    Returns False if the tree ran out of room (the leaf then stays unexpanded).
+    ``scores[j]`` and ``squares[j]`` (``stdev**2 + mean**2``) are leaf j's score
+    from its side to move, in points (0 without a score head). Returns False if
+    the tree ran out of room (the leaf then stays unexpanded).
     """
     capacity = ints.shape[1]
     room = True
@@ -185,50 +223,49 @@ def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, prior
             ints[FIRST_CHILD, node] = first
             ints[NUM_CHILDREN, node] = k
         floats[NET_VALUE, node] = values[j]
-        _backup(ints, floats, node, values[j])
+        _backup(ints, floats, node, values[j], scores[j], squares[j])
     return room
 
 
 @njit(cache=True)
-def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, out_count):
+def _copy_statistics(ints, floats, old, out_ints, out_floats, new):
+    out_ints[VISITS, new] = ints[VISITS, old]
+    for row in range(FLOAT_ROWS):
+        out_floats[row, new] = floats[row, old]
+
+
+@njit(cache=True)
+def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, out_count, old_of_new):
     """Copy the subtree under ``new_root`` into the ``out_*`` arrays with it as node 0.
 
     The new root keeps only children whose action ``root_legal`` allows (the
     game's superko may forbid what the tree's simple ko allowed).
+    ``old_of_new[k]`` (``int64[M]``) is left holding the old index of new node ``k``.
     """
-    queue_old = np.empty(ints.shape[1], dtype=np.int64)
-    queue_new = np.empty(ints.shape[1], dtype=np.int64)
     _init_node(out_ints, out_floats, 0, -1, -1, 1.0)
-    out_ints[VISITS, 0] = ints[VISITS, new_root]
-    out_floats[VALUE_SUM, 0] = floats[VALUE_SUM, new_root]
-    out_floats[NET_VALUE, 0] = floats[NET_VALUE, new_root]
-    queue_old[0] = new_root
-    queue_new[0] = 0
-    head = 0
-    tail = 1
+    _copy_statistics(ints, floats, new_root, out_ints, out_floats, 0)
+    out_floats[PRIOR, 0] = 1.0
+    old_of_new[0] = new_root
+    new = 0
     used = 1
-    while head < tail:
-        old = queue_old[head]
-        new = queue_new[head]
-        head += 1
+    while new < used:  # breadth first: new node ``new`` is the old node old_of_new[new]
+        old = old_of_new[new]
         first = ints[FIRST_CHILD, old]
         if first < 0:
             out_ints[FIRST_CHILD, new] = UNEXPANDED
+            new += 1
             continue
         start = used
         for c in range(first, first + ints[NUM_CHILDREN, old]):
             if new == 0 and not root_legal[ints[ACTION, c]]:
                 continue
             _init_node(out_ints, out_floats, used, new, ints[ACTION, c], floats[PRIOR, c])
-            out_ints[VISITS, used] = ints[VISITS, c]
-            out_floats[VALUE_SUM, used] = floats[VALUE_SUM, c]
-            out_floats[NET_VALUE, used] = floats[NET_VALUE, c]
-            queue_old[tail] = c
-            queue_new[tail] = used
-            tail += 1
+            _copy_statistics(ints, floats, c, out_ints, out_floats, used)
+            old_of_new[used] = c
             used += 1
         out_ints[FIRST_CHILD, new] = start
         out_ints[NUM_CHILDREN, new] = used - start
+        new += 1
     out_count[0] = used
 
 
@@ -248,3 +285,16 @@ def principal_variation(ints, node, out):
         n += 1
         node = best
     return n
+
+
+@njit(cache=True)
+def root_children_of(ints, nodes, out):
+    """``out[k]``: the root child whose subtree holds ``nodes[k]`` (-1 for the root itself)."""
+    for k in range(nodes.shape[0]):
+        node = nodes[k]
+        if node == 0:
+            out[k] = -1
+            continue
+        while ints[PARENT, node] != 0:
+            node = ints[PARENT, node]
+        out[k] = node

@@ -83,7 +83,8 @@ def _check_priors(priors: np.ndarray, positions: list[Position], underflow: bool
 # ---------------------------------------------------------------- uniform
 def test_uniform_evaluator() -> None:
     positions = _positions(Rules.go(5, "japanese"), 12)
-    priors, values = UniformEvaluator().evaluate(positions)
+    evaluation = UniformEvaluator().evaluate(positions)
+    priors, values = evaluation.priors, evaluation.values
     _check_priors(priors, positions)
     for row, position in zip(priors, positions):
         np.testing.assert_allclose(row[position.legal_mask()], 1.0 / position.legal_mask().sum(), rtol=1e-6)
@@ -93,7 +94,7 @@ def test_uniform_evaluator() -> None:
 
 def test_gomoku_never_gets_pass() -> None:
     positions = _positions(Rules.gomoku(7), 6)
-    priors, _ = UniformEvaluator().evaluate(positions)
+    priors = UniformEvaluator().evaluate(positions).priors
     _check_priors(priors, positions)
     assert not priors[:, -1].any()
 
@@ -103,7 +104,7 @@ def test_finished_game_puts_all_mass_on_pass() -> None:
     game.play(25)
     game.play(25)
     assert not game.position.legal_mask().any()
-    priors, _ = UniformEvaluator().evaluate([game.position])
+    priors = UniformEvaluator().evaluate([game.position]).priors
     assert priors[0, -1] == 1.0 and priors[0].sum() == 1.0
 
 
@@ -128,7 +129,8 @@ def test_net_evaluator_masks_and_renormalises(heads: str, size: int, aux: tuple[
     positions = _positions(rules, 10)
     net = _net(None if heads == "pooled" else size, heads, aux_heads=aux)
     evaluator = _eager(net, TwoPlanes())
-    priors, values = evaluator.evaluate(positions)
+    evaluation = evaluator.evaluate(positions)
+    priors, values = evaluation.priors, evaluation.values
     _check_priors(priors, positions)
     assert values.shape == (10,) and values.dtype == np.float32
     assert np.all(np.abs(values) <= 1.0)
@@ -151,6 +153,9 @@ def test_net_evaluator_masks_and_renormalises(heads: str, size: int, aux: tuple[
         if got is not None:
             assert got.shape == shape and got.dtype == np.float32, name
             np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
+    for name in shapes:  # the protocol's evaluate gives the same auxiliary outputs
+        assert (getattr(evaluation, name) is None) == (getattr(heads_out, name) is None), name
+        np.testing.assert_array_equal(getattr(evaluation, name), getattr(heads_out, name), err_msg=name)
     if "score" in aux:
         assert np.all(heads_out.score_stdev > 0)
     if "ownership" in aux:
@@ -163,7 +168,8 @@ def test_values_stay_in_range_with_extreme_weights() -> None:
         for parameter in net.parameters():
             parameter.mul_(50)
     positions = _positions(Rules.go(5, "japanese"), 8)
-    priors, values = _eager(net, TwoPlanes()).evaluate(positions)
+    evaluation = _eager(net, TwoPlanes()).evaluate(positions)
+    priors, values = evaluation.priors, evaluation.values
     _check_priors(priors, positions, underflow=True)
     assert np.all(np.abs(values) <= 1.0)
 
@@ -175,9 +181,9 @@ def test_bf16_runs_and_stays_close_to_fp32() -> None:
     bf16_evaluator = NetEvaluator(net, TwoPlanes(), device="cpu", runtime="eager", dtype="bf16")
     assert bf16_evaluator.dtype_name == "bf16"
     bf16 = bf16_evaluator.evaluate(positions)
-    _check_priors(bf16[0], positions)
-    np.testing.assert_allclose(bf16[0], fp32[0], atol=0.02)
-    np.testing.assert_allclose(bf16[1], fp32[1], atol=0.05)
+    _check_priors(bf16.priors, positions)
+    np.testing.assert_allclose(bf16.priors, fp32.priors, atol=0.02)
+    np.testing.assert_allclose(bf16.values, fp32.values, atol=0.05)
 
 
 def test_cache_hits_return_identical_results() -> None:
@@ -234,8 +240,8 @@ def test_cache_masks_for_the_position_asked() -> None:
     assert no_ko.ko_action is None and no_ko.legal_mask()[11]
     evaluator = _eager(_net(5), TwoPlanes(), cache_size=10)
     evaluator._history = False     # key on the position alone, so that the two could share an entry
-    ko_priors, _ = evaluator.evaluate([before])
-    free_priors, _ = evaluator.evaluate([no_ko])
+    ko_priors = evaluator.evaluate([before]).priors
+    free_priors = evaluator.evaluate([no_ko]).priors
     assert ko_priors[0, 11] == 0.0 and free_priors[0, 11] > 0.0
     _check_priors(ko_priors, [before])
     _check_priors(free_priors, [no_ko])
@@ -263,7 +269,8 @@ def test_random_symmetry_keeps_illegal_moves_at_zero() -> None:
     positions = _positions(Rules.go(7, "japanese"), 16, seed=4)
     evaluator = _eager(_net(7), TwoPlanes(), random_symmetry=True, seed=1, cache_size=0)
     for _ in range(3):
-        priors, values = evaluator.evaluate(positions)
+        evaluation = evaluator.evaluate(positions)
+        priors, values = evaluation.priors, evaluation.values
         _check_priors(priors, positions)
         assert np.all(np.abs(values) <= 1.0)
 
@@ -328,7 +335,8 @@ def test_with_a_real_encoder_and_a_model_file(tmp_path: pytest.TempPathFactory) 
                       Model(PolicyValueNet(config), ModelInfo("go", "zero17", encoder.num_planes, config)))
     model = load_model(path, expect_game="go", expect_size=9, expect_encoder=encoder)
     positions = _positions(rules, 6)
-    priors, values = NetEvaluator(model, encoder, device="cpu", runtime="eager").evaluate(positions)
+    evaluation = NetEvaluator(model, encoder, device="cpu", runtime="eager").evaluate(positions)
+    priors, values = evaluation.priors, evaluation.values
     _check_priors(priors, positions)
     assert np.all(np.abs(values) <= 1.0)
 
@@ -355,7 +363,7 @@ def test_compile_failure_falls_back_to_eager(caplog: pytest.LogCaptureFixture) -
     with caplog.at_level("WARNING"):
         got = evaluator.evaluate(positions)
     assert evaluator.runtime == "eager" and "no C++ compiler" in caplog.text
-    np.testing.assert_array_equal(got[0], eager[0])
+    np.testing.assert_array_equal(got.priors, eager.priors)
 
 
 @pytest.mark.slow
@@ -398,7 +406,7 @@ def test_network_copy_is_frozen() -> None:
         for parameter in net.parameters():
             parameter.add_(1.0)
     after = evaluator.evaluate(positions)
-    np.testing.assert_array_equal(before[0], after[0])
+    np.testing.assert_array_equal(before.priors, after.priors)
 
 
 def test_an_evaluator_leaves_the_process_thread_count_alone() -> None:

@@ -12,8 +12,9 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.scoring import score
-from engine.core.types import BLACK
+from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import game_from_diagram
+from engine.search.evaluator import Evaluation
 from engine.search.mcts import Search, SearchConfig
 from engine.search.tree import VIRTUAL
 
@@ -25,12 +26,11 @@ class Uniform:
         self.calls = 0
         self.batch_sizes: list[int] = []
 
-    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
         self.calls += 1
         self.batch_sizes.append(len(positions))
         masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
-        return masks / np.maximum(masks.sum(axis=1, keepdims=True), 1), np.zeros(len(positions), np.float32)
+        return Evaluation(masks / np.maximum(masks.sum(axis=1, keepdims=True), 1), np.zeros(len(positions), np.float32))
 
 
 class FixedPriors(Uniform):
@@ -41,27 +41,24 @@ class FixedPriors(Uniform):
         self.action = action
         self.weight = weight
 
-    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        priors, values = super().evaluate(positions, legal)
-        for row in priors:
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        evaluation = super().evaluate(positions, legal)
+        for row in evaluation.priors:
             if row[self.action] > 0:
                 row *= (1 - self.weight) / max(row.sum() - row[self.action], 1e-9)
                 row[self.action] = self.weight
-        return priors, values
+        return evaluation
 
 
 class AreaValue(Uniform):
     """Uniform priors; the value is the area lead as it stands, squashed (a material-minded fake)."""
 
-    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        priors, _ = super().evaluate(positions, legal)
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
         values = []
         for p in positions:
             lead = score(p.cells, p.info, p.size, p.rules.komi, "area")
             values.append(np.tanh((lead if p.to_play == BLACK else -lead) / 4))
-        return priors, np.asarray(values, np.float32)
+        return super().evaluate(positions, legal)._replace(values=np.asarray(values, np.float32))
 
 
 def _game(rules: Rules, vertices: list[str]) -> Game:
@@ -221,3 +218,116 @@ def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
     capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
     result = capped.run(2000)
     assert capped.is_full and result.simulations < 2000 and capped.nodes <= 600
+
+
+# -------------------------------------------------- the network's score and ownership over the tree
+def _steered(legal: np.ndarray, action: int) -> np.ndarray:
+    """Priors ``float32[1, A]``: 0.99 on ``action``, the rest spread over the other legal actions."""
+    priors = legal[None].astype(np.float32)
+    priors[0, action] = 0.0
+    priors *= 0.01 / priors.sum()
+    priors[0, action] = 0.99
+    return priors
+
+
+def _heads(legal: np.ndarray, action: int, mean: float, stdev: float, ownership: np.ndarray) -> Evaluation:
+    return Evaluation(_steered(legal, action), np.zeros(1, np.float32), ownership[None].astype(np.float32),
+                      np.float32([mean]), np.float32([stdev]))
+
+
+def _three_node_tree(game: Game) -> Search:
+    """Root -> C3 -> D3, evaluated one by one (batches of 1): scores 3, -5, 1 with stdevs 2, 1, 4 (each
+    from its side to move) and ownership 0.5 everywhere at the root, 0.25 after C3 (the replier's view),
+    1 on A5 (action 0) and 0 elsewhere after D3."""
+    search = Search(game, Uniform(), SearchConfig(batch_size=1), seed=0)
+    c3, d3 = gtp_to_action("C3", 5), gtp_to_action("D3", 5)
+    corner = np.zeros(25)
+    corner[0] = 1.0
+    assert search.begin()
+    for action, mean, stdev, ownership in ((c3, 3.0, 2.0, np.full(25, 0.5)), (d3, -5.0, 1.0, np.full(25, 0.25)),
+                                           (0, 1.0, 4.0, corner)):
+        leaves, legal, finished = search.gather(1)
+        assert len(leaves) == 1 and finished == 0
+        search.complete(_heads(legal[0], action, mean, stdev, ownership))
+    assert search.root_visits == 3 and search._child_for(c3) >= 0
+    return search
+
+
+@pytest.mark.parametrize("to_play", ["B", "W"])
+def test_score_and_ownership_are_averaged_over_the_tree(to_play: str) -> None:
+    """Every node's evaluation counts once, each turned to the root's side to move (hand-computed)."""
+    game = game_from_diagram("\n".join([". . . . ."] * 5), Rules.go(5, "chinese"), to_play)
+    search = _three_node_tree(game)
+    result = search.result()
+    c3 = gtp_to_action("C3", 5)
+    # root 3, after C3 +5 (its -5 is the opponent's), after D3 1: mean 3; E[stdev^2 + mean^2] = (13 + 26 + 17) / 3
+    assert result.score_mean == pytest.approx(3.0)
+    assert result.score_stdev == pytest.approx(np.sqrt(56 / 3 - 9), rel=1e-5)
+    assert result.move_scores[c3] == pytest.approx(3.0)            # (5 + 1) / 2
+    assert result.move_score_stdevs[c3] == pytest.approx(np.sqrt(43 / 2 - 9), rel=1e-5)
+    assert result.move_scores[gtp_to_action("A1", 5)] == 0.0       # unvisited
+    want = np.full(25, (0.5 - 0.25) / 3, np.float32)
+    want[0] = (0.5 - 0.25 + 1) / 3
+    np.testing.assert_allclose(result.ownership, want, atol=1e-3)  # float16 rows
+    after_c3 = np.full(25, -0.25 / 2, np.float32)
+    after_c3[0] = (1 - 0.25) / 2
+    np.testing.assert_allclose(search.ownership(c3), after_c3, atol=1e-3)
+    assert search.ownership(gtp_to_action("A1", 5)) is None
+
+
+def test_tree_reuse_carries_the_score_and_the_ownership() -> None:
+    game = Game(Rules.go(5, "chinese"))
+    search = _three_node_tree(game)
+    game.play(gtp_to_action("C3", 5))
+    search.set_game(game)
+    result = search.result()  # white to move now, over the subtree after C3: its own evaluation and D3's
+    assert search.root_visits == 2
+    assert result.score_mean == pytest.approx(-3.0)
+    assert result.score_stdev == pytest.approx(np.sqrt(43 / 2 - 9), rel=1e-5)
+    want = np.full(25, 0.25 / 2, np.float32)
+    want[0] = (0.25 - 1) / 2
+    np.testing.assert_allclose(result.ownership, want, atol=1e-3)
+
+
+def test_without_the_heads_there_is_no_score_or_ownership() -> None:
+    result = Search(Game(Rules.go(5)), Uniform(), seed=0).run(50)
+    assert result.score_mean is None and result.move_scores is None and result.ownership is None
+
+
+class ScoreByMove(Uniform):
+    """Uniform priors and value 0; a stone on ``good`` is worth 10 points to its owner, one on ``bad`` -10."""
+
+    def __init__(self, good: int, bad: int) -> None:
+        super().__init__()
+        self.good, self.bad = good, bad
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        evaluation = super().evaluate(positions, legal)
+        scores = []
+        for p in positions:
+            board = p.board().reshape(-1)
+            value = {0: 0.0, BLACK: 10.0, WHITE: -10.0}
+            lead = value[int(board[self.good])] - value[int(board[self.bad])]  # black's
+            scores.append(lead if p.to_play == BLACK else -lead)
+        n = len(positions)
+        return evaluation._replace(ownership=np.zeros((n, p.size ** 2), np.float32),
+                                   score_mean=np.float32(scores), score_stdev=np.ones(n, np.float32))
+
+
+def test_score_utility_steers_the_search_only_when_on() -> None:
+    good, bad = gtp_to_action("C3", 5), gtp_to_action("A1", 5)
+    game = Game(Rules.go(5, "chinese"))
+    off = Search(game, ScoreByMove(good, bad), SearchConfig(batch_size=1), seed=0).run(200)
+    on = Search(game, ScoreByMove(good, bad), SearchConfig(batch_size=1, score_utility=0.5), seed=0).run(200)
+    assert on.move_scores[good] == pytest.approx(10.0, abs=0.5) and on.move_scores[bad] == pytest.approx(-10.0)
+    assert abs(off.visits[good] - off.visits[bad]) <= 1  # equal priors and values: the score is not looked at
+    assert on.visits[good] > 10 * on.visits[bad] and on.best_action == good
+
+
+def test_finished_games_back_up_their_exact_score() -> None:
+    """White passed: black's pass ends the game, which black wins by 25 - 0.5 on the board as it stands."""
+    game = _game(Rules.go(5, "chinese", komi=0.5), ["C3", "pass"])
+    result = Search(game, ScoreByMove(0, 1), SearchConfig(batch_size=4), seed=0).run(300)
+    assert result.visits[game.rules.pass_action] > 0
+    assert result.move_scores[game.rules.pass_action] == pytest.approx(24.5)
+    assert result.move_score_stdevs[game.rules.pass_action] == pytest.approx(0.0, abs=1e-2)

@@ -11,6 +11,7 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color
+from engine.search.evaluator import Evaluation
 from engine.search.mcts import SearchConfig, SearchResult
 from engine.search.player import Player, PlayerConfig
 
@@ -21,12 +22,11 @@ class Constant:
     def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
-    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
         masks = np.stack([p.legal_mask() for p in positions]).astype(np.float32)
         priors = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
         values = [self.value if p.to_play == BLACK else -self.value for p in positions]
-        return priors, np.asarray(values, np.float32)
+        return Evaluation(priors, np.asarray(values, np.float32))
 
 
 def _player(value: float = 0.0, **options: object) -> Player:
@@ -113,15 +113,34 @@ def test_does_not_pass_back_on_an_unsettled_board() -> None:
     assert _player(remove_dead_stones=False).choose(game).action == game.rules.pass_action
 
 
+class WhiteOwnsAll(Constant):
+    """Constant's priors and values, and an ownership head that gives white every point."""
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        evaluation = super().evaluate(positions, legal)
+        white = np.float32([[1.0 if p.to_play == WHITE else -1.0] * p.size ** 2 for p in positions])
+        return evaluation._replace(ownership=white)
+
+
+def test_judges_a_pass_with_the_networks_ownership_when_it_has_one() -> None:
+    """Black's E5 and white's A9, black passed. The playout estimate calls A9 dead, so white plays on
+    (see above); a network that calls E5 dead makes the board white's, so white passes back and wins."""
+    game = Game(Rules.go(9, "chinese"))
+    for vertex in ["E5", "A9", "pass"]:
+        game.play(gtp_to_action(vertex, 9))
+    config = PlayerConfig(visits=64, search=SearchConfig(batch_size=8))
+    assert Player(Constant(0.0), config, seed=0).choose(game).action != game.rules.pass_action
+    assert Player(WhiteOwnsAll(0.0), config, seed=0).choose(game).action == game.rules.pass_action
+
+
 class PassLover(Constant):
     """Every prior on pass: a network that wants to pass whatever the board says."""
 
-    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        priors, values = super().evaluate(positions, legal)
-        priors[:] = 0.0
-        priors[:, -1] = 1.0
-        return priors, values
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        evaluation = super().evaluate(positions, legal)
+        evaluation.priors[:] = 0.0
+        evaluation.priors[:, -1] = 1.0
+        return evaluation
 
 
 def _column_e(game: Game, color: Color) -> None:

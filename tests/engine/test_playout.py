@@ -78,10 +78,10 @@ def test_rollout_values_are_reproducible_by_seed(rules_text: str) -> None:
         game.play(action)
         positions.append(game.position.copy())
     first, again, other = (RolloutEvaluator(4, seed).evaluate(positions) for seed in (2, 2, 3))
-    np.testing.assert_array_equal(first[1], again[1])
-    assert not np.array_equal(first[1], other[1])
-    assert np.all(np.abs(first[1]) <= 1)
-    np.testing.assert_array_equal(first[0] > 0, np.stack([p.legal_mask() for p in positions]))
+    np.testing.assert_array_equal(first.values, again.values)
+    assert not np.array_equal(first.values, other.values)
+    assert np.all(np.abs(first.values) <= 1)
+    np.testing.assert_array_equal(first.priors > 0, np.stack([p.legal_mask() for p in positions]))
 
 
 def test_first_move_is_uniform_over_legal_actions() -> None:

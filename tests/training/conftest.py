@@ -12,7 +12,7 @@ from engine.core.board import TO_PLAY
 from engine.core.position import PositionBatch
 from engine.core.rules import Rules
 from engine.core.types import WHITE
-from engine.search.evaluator import Evaluator, UniformEvaluator
+from engine.search.evaluator import Evaluation, Evaluator, UniformEvaluator
 from training.chunks import Samples
 from training.models import BootstrapConfig, bootstrap
 
@@ -55,7 +55,7 @@ class Counting:
         self.inner = inner or UniformEvaluator()
         self.batches: list[int] = []
 
-    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> Evaluation:
         self.batches.append(len(positions))
         return self.inner.evaluate(positions, legal)  # type: ignore[attr-defined]
 
@@ -63,7 +63,7 @@ class Counting:
 class BlackIsLost:
     """Uniform priors; black is lost: -0.95 for black to move, +0.95 for white to move."""
 
-    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        priors, _ = UniformEvaluator().evaluate(positions, legal)
+    def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> Evaluation:
+        priors = UniformEvaluator().evaluate(positions, legal).priors
         batch = PositionBatch.stack(positions)
-        return priors, np.where(batch.info[:, TO_PLAY] == WHITE, 0.95, -0.95).astype(np.float32)
+        return Evaluation(priors, np.where(batch.info[:, TO_PLAY] == WHITE, 0.95, -0.95).astype(np.float32))

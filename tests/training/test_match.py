@@ -76,7 +76,8 @@ def test_rollouts_value_a_won_position_for_the_side_to_move() -> None:
     evaluator = RolloutEvaluator(rollouts=200, seed=1)
     black = Position.from_board(GOMOKU6, board, to_play=1)
     white = Position.from_board(GOMOKU6, board, to_play=2)
-    priors, values = evaluator.evaluate([black, white])
+    evaluation = evaluator.evaluate([black, white])
+    values, priors = evaluation.values, evaluation.priors
     assert values[0] > 0.5  # black completes the open three more often than not
     assert values[1] < values[0]
     assert np.allclose(priors.sum(axis=1), 1.0) and priors[0, 36] == 0
