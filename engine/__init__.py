@@ -70,6 +70,7 @@ _HOMES = {
     "SearchConfig": "engine.search.mcts",
     "SearchResult": "engine.search.mcts",
     # engine.search.ownership
+    "black_view": "engine.search.ownership",
     "estimate_ownership": "engine.search.ownership",
     # engine.search.player
     "Decision": "engine.search.player",

@@ -15,9 +15,12 @@ is one line holding every candidate, most visited first::
 
 ``lz-analyze`` and ``analyze`` write winrate, prior and lcb as integers times
 10000; ``kata-analyze`` writes ``utility`` (the mean value in [-1, 1]),
-``winrate``, ``prior`` and ``lcb`` as floats, and after ``ownership true`` the
-Monte-Carlo ownership of every point (A19 first, row by row) from the
-analysed player's view. Values are from the analysed player's point of view.
+``winrate``, ``prior`` and ``lcb`` as floats, with a network that has a score
+head ``scoreMean``, ``scoreStdev`` and ``scoreLead`` after ``winrate`` (the
+move's subtree's mean score and spread, in points; KataGo's order), and after
+``ownership true`` the ownership of every point (A19 first, row by row): the
+tree-averaged network ownership, or the Monte-Carlo estimate for a network
+without that head. Values are from the analysed player's point of view.
 ``lcb`` is the winrate minus 1.96 binomial standard errors over the move's
 visits. The analysis stops when the next line arrives; the genmove variants
 end with ``play VERTEX`` once the move is chosen (and played).
@@ -100,12 +103,23 @@ def _lcb(winrate: float, visits: float) -> float:
     return max(0.0, winrate - 1.96 * math.sqrt(max(winrate * (1 - winrate), 1e-4) / visits))
 
 
+def _scores(result: SearchResult, action: int) -> str:
+    """``scoreMean M scoreStdev S scoreLead M `` for a move (the root's while unvisited), or nothing."""
+    if result.move_scores is None or result.move_score_stdevs is None:
+        return ""
+    visited = result.visits[action] > 0
+    mean = float(result.move_scores[action]) if visited else result.score_mean
+    stdev = float(result.move_score_stdevs[action]) if visited else result.score_stdev
+    return f"scoreMean {mean:.6f} scoreStdev {stdev:.6f} scoreLead {mean:.6f} "
+
+
 def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: bool,
                 pv_of: Callable[[int], list[int]] | None = None, ownership: np.ndarray | None = None) -> str:
     """One update line: ``info move ... pv ...`` for every candidate (and ``ownership ...`` if given).
 
     ``pv_of(action)`` gives the line after a candidate (default: the
     result's principal variation for the best move, the move alone otherwise).
+    ``kata`` lines carry the scores when the result has them (an unvisited move gets the root's).
     """
     parts = []
     for order, action in enumerate(_candidates(result, request.minmoves, request.maxmoves)):
@@ -121,7 +135,7 @@ def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: 
         move = action_to_gtp(action, size)
         if kata:
             parts.append(f"info move {move} visits {int(visits)} utility {q:.6f} winrate {winrate:.6f} "
-                         f"prior {prior:.6f} lcb {lcb:.6f} order {order} pv {pv}")
+                         f"{_scores(result, action)}prior {prior:.6f} lcb {lcb:.6f} order {order} pv {pv}")
         else:
             parts.append(f"info move {move} visits {int(visits)} winrate {round(winrate * 10000)} "
                          f"prior {round(prior * 10000)} lcb {round(lcb * 10000)} order {order} pv {pv}")
@@ -136,10 +150,10 @@ class _Reporter:
     def __init__(self, state: EngineState, request: AnalyzeRequest, kata: bool,
                  emit: Callable[[str], None]) -> None:
         self.state, self.request, self.kata, self.emit = state, request, kata, emit
-        self.ownership = None
-        if request.ownership and state.rules.game == "go":
+        self.estimate = None  # the Monte-Carlo ownership, from the analysed player's view, for a network without
+        if request.ownership and state.rules.game == "go" and not state.network_ownership:
             sign = 1.0 if request.color == Color.BLACK else -1.0
-            self.ownership = sign * state.ownership()
+            self.estimate = sign * state.ownership()
         self.last = time.monotonic()
         self.search: Search | None = None
 
@@ -152,7 +166,10 @@ class _Reporter:
 
     def write(self, result: SearchResult) -> None:
         pv_of = self.search.child_pv if self.search is not None else None
-        line = format_info(result, self.state.rules.size, self.request, self.kata, pv_of, self.ownership)
+        ownership = self.estimate
+        if ownership is None and self.request.ownership:
+            ownership = result.ownership  # tree-averaged (None in Gomoku)
+        line = format_info(result, self.state.rules.size, self.request, self.kata, pv_of, ownership)
         if line:
             self.emit(line)
 

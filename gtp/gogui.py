@@ -9,9 +9,10 @@ command                     type    shows
 gogui-policy_heatmap        gfx     the prior of every move (shade) and the best in %
 gogui-visit_heatmap         gfx     a search's visits per move (shade and count)
 gogui-principal_variation   var     the search's best line
-gogui-value                 string  the side to move's win rate after a search
-gogui-ownership             dboard  Monte-Carlo ownership, black positive (Go)
-final_status_list dead      plist   the stones the ownership estimate calls dead (Go)
+gogui-value                 string  the side to move's win rate (and score lead) after a search
+gogui-ownership             dboard  ownership, black positive (Go): a search's tree-averaged network
+                                    ownership, or the Monte-Carlo estimate without that head
+final_status_list dead      plist   the stones the ownership calls dead (Go)
 ==========================  ======  ===============================================
 
 ``gogui-interrupt`` tells GoGui that a running command stops when it writes
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import BLACK, WHITE, Color, SearchResult, action_to_gtp
+from engine import BLACK, WHITE, Color, SearchResult, action_to_gtp, black_view
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request
 from gtp.state import EngineState
@@ -92,9 +93,14 @@ def principal_variation(state: EngineState, request: Request) -> str:
 
 
 def value(state: EngineState, request: Request) -> str:
+    """The side to move's win rate, and with a score head the lead (the tree's mean score) as ``B+3.5``."""
     _no_args(request)
     result = _search(state, request)
-    return (f"{state.game.to_play.name.lower()} wins {50 * (result.value + 1):.1f}% "
+    lead = ""
+    if result.score_mean is not None:
+        black = result.score_mean if state.game.to_play == BLACK else -result.score_mean
+        lead = f", lead {'B' if black >= 0 else 'W'}+{abs(black):.1f}"
+    return (f"{state.game.to_play.name.lower()} wins {50 * (result.value + 1):.1f}%{lead} "
             f"({int(result.visits.sum())} visits)")
 
 
@@ -103,8 +109,9 @@ def ownership(state: EngineState, request: Request) -> str:
     if state.rules.game != "go":
         raise GtpError("ownership is for go")
     size = state.rules.size
-    grid = state.ownership().reshape(size, size)
-    return "\n".join(" ".join(f"{x:.2f}" for x in row) for row in grid)
+    tree = _search(state, request).ownership if state.network_ownership else None
+    grid = state.ownership() if tree is None else black_view(tree, state.game.to_play)
+    return "\n".join(" ".join(f"{x:.2f}" for x in row) for row in grid.reshape(size, size))
 
 
 # ----------------------------------------------------------------- ruler

@@ -36,6 +36,7 @@ from engine import (
     SearchResult,
     StoneStatus,
     action_to_gtp,
+    estimate_ownership,
     gtp_to_action,
     load_evaluator,
     playout_ownership,
@@ -142,6 +143,7 @@ class EngineState:
         self._player: Player | None = None
         self._evaluators: dict[tuple[str, int], Evaluator] = {}
         self._ownership_cache: tuple[tuple[int, int, float], np.ndarray] | None = None
+        self.network_ownership = False  # the network has an ownership head (Go; known once the engine is ready)
         self._ready = threading.Event()
         self._error: str | None = None
 
@@ -163,8 +165,12 @@ class EngineState:
                 log.info("network: %s", self.config.model)
             self._player = self._player_for(self.rules)
             game = Game(self.rules)
-            self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
+            result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
             if self.rules.game == "go":
+                self.network_ownership = result.ownership is not None
+                if self.config.model is not None and (result.ownership is None or result.score_mean is None):
+                    log.warning("the network has no ownership and score heads: analysis reports no score, and "
+                                "ownership and dead stones come from random playouts")
                 playout_ownership(game, playouts=1)
             self._player.new_game()
             self._game = game
@@ -291,16 +297,18 @@ class EngineState:
 
     # -------------------------------------------------------------- ownership
     def ownership(self) -> np.ndarray:
-        """Monte-Carlo ownership of the current position from black's view, cached per position."""
+        """Ownership of the current position from black's view, cached per position: the network's (one
+        evaluation) where it has an ownership head, a Monte-Carlo estimate otherwise."""
         game = self.game
         key = (game.position.key, len(game.moves), game.rules.komi)
         if self._ownership_cache is None or self._ownership_cache[0] != key:
-            estimate = playout_ownership(game, self.config.ownership_playouts, seed=self.config.seed)
+            estimate = estimate_ownership(self.player.evaluator, game, self.config.ownership_playouts,
+                                          seed=self.config.seed)
             self._ownership_cache = (key, estimate)
         return self._ownership_cache[1]
 
     def stone_status(self) -> StoneStatus:
-        """Alive, dead and seki chains of the current position, from the ownership estimate."""
+        """Alive, dead and seki chains of the current position, from :meth:`ownership`."""
         return stone_status(self.game, self.ownership())
 
     def dead_stones(self) -> list[int]:
