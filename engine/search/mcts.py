@@ -151,7 +151,7 @@ class Search:
         self._leaf_info = np.zeros((batch, INFO_LEN), dtype=np.int64)
         self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
         self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
-        self._no_scores = np.zeros(batch, dtype=np.float32)
+        self._no_scores = np.zeros((0, 2), dtype=np.float32)
         self._pending = 0
         self._full = False
         self._noise_pending = False
@@ -294,16 +294,16 @@ class Search:
         self._pending = 0
         if leaves == 0:
             return
-        scores = squares = self._no_scores[:leaves]
+        scores = self._no_scores
         if evaluation.score_mean is not None and evaluation.score_stdev is not None:
             self._has_score = True
-            scores = np.ascontiguousarray(evaluation.score_mean, dtype=np.float32)
-            squares = (np.square(evaluation.score_stdev) + np.square(scores)).astype(np.float32)
+            mean = np.asarray(evaluation.score_mean, dtype=np.float32)
+            scores = np.stack([mean, np.square(evaluation.score_stdev) + np.square(mean)], axis=1).astype(np.float32)
         if evaluation.ownership is not None:
             self._keep_ownership(evaluation.ownership, leaves)
         room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
                                  self._leaf_legal, np.ascontiguousarray(evaluation.priors, dtype=np.float32),
-                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores, squares)
+                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores)
         if not room and not self._grow():
             self._full = True  # the leaf that found no room stays unexpanded; its value was backed up
         if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
@@ -375,7 +375,7 @@ class Search:
         center = -float(self._floats[SCORE_SUM, 0]) / self.root_visits if utility and self.root_visits else 0.0
         return select_leaves(self._ints, self._floats, self.root.cells, self.root.info, self.geo.zobrist,
                              self.geo.width, self.geo.action_point, self.spec, float(self.rules.komi),
-                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, utility, center,
+                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size, budget, self._leaf_nodes,
                              self._leaf_cells, self._leaf_info, self._leaf_legal)
 
