@@ -342,7 +342,7 @@ class Search:
             rows = rows[owners == child]
             if not len(rows):
                 return None
-        mean = rows.mean(axis=0, dtype=np.float32)
+        mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)  # float32 sums drift over 1e5 rows
         return mean if self.root.to_play == BLACK else -mean
 
     @property
