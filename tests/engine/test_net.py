@@ -53,9 +53,10 @@ def _model(config: NetConfig, game: str = "go", encoder: str = "two", generation
 AUX = ("ownership", "score")
 
 
-def _check_outputs(net: PolicyValueNet, batch: int, size: int) -> None:
-    """Every head's shape and range on ``batch`` random 3-plane inputs; None for the heads the net lacks."""
-    out = net(_planes(batch, 3, size))
+def _check_outputs(net: PolicyValueNet, planes: torch.Tensor) -> None:
+    """Every head's shape and range on ``planes[B, C, N, N]``; None for the heads the net lacks."""
+    batch, size = planes.shape[0], planes.shape[-1]
+    out = net(planes)
     assert isinstance(out, NetOutput)
     assert out.policy.shape == (batch, size * size + 1)
     assert out.value.shape == (batch,) and bool((out.value.abs() <= 1).all())
@@ -72,14 +73,14 @@ def _check_outputs(net: PolicyValueNet, batch: int, size: int) -> None:
 @pytest.mark.parametrize("aux", [(), AUX, ("ownership",), ("score",)])
 @pytest.mark.parametrize("size", [5, 9, 19])
 def test_fc_heads_shapes(size: int, aux: tuple[str, ...]) -> None:
-    _check_outputs(_net(NetConfig(2, 8, 3, size, aux_heads=aux)), 4, size)
+    _check_outputs(_net(NetConfig(2, 8, 3, size, aux_heads=aux)), _planes(4, 3, size))
 
 
 @pytest.mark.parametrize("aux", [(), AUX])
 def test_pooled_heads_play_every_size_with_the_same_weights(aux: tuple[str, ...]) -> None:
     net = _net(NetConfig(2, 8, 3, None, "pooled", aux))
     for size in (5, 9, 13, 19):
-        _check_outputs(net, 3, size)
+        _check_outputs(net, _planes(3, 3, size))
 
 
 def test_score_outputs_are_in_points_of_the_board_size() -> None:
@@ -224,13 +225,14 @@ def test_version_1_files_load_and_play_as_before(tmp_path: Path, config: NetConf
     assert read_info(resaved).config == config   # saved again as version 2, still without heads
 
 
-def test_the_bundled_version_1_network_still_loads() -> None:
+def test_the_bundled_network_has_the_auxiliary_heads() -> None:
     from engine.nn.networks import bundled_model
 
     path = bundled_model("go")
     assert path is not None
     model = load_model(path, expect_game="go", expect_size=9)
-    assert model.net(torch.zeros(1, model.info.num_planes, 9, 9)).policy.shape == (1, 82)
+    assert model.info.config.aux_heads == AUX
+    _check_outputs(model.net, torch.zeros(2, model.info.num_planes, 9, 9))
 
 
 def test_a_version_2_file_must_name_its_heads(tmp_path: Path) -> None:
