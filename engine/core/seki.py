@@ -118,10 +118,14 @@ def seki_stones(stones, W, action_point):
     lib2 = np.full(count, -1, dtype=np.int64)
     shared = np.zeros(count, dtype=np.bool_)
     near = np.empty(4, dtype=np.int64)
-    for a in range(n):  # liberties: each empty point counts once for every chain it touches
-        L = action_point[a]
-        if stones[L] != EMPTY:
-            continue
+    empties = np.empty(n, dtype=np.int64)
+    nempty = 0
+    for a in range(n):
+        if stones[action_point[a]] == EMPTY:
+            empties[nempty] = action_point[a]
+            nempty += 1
+    empties = empties[:nempty]
+    for L in empties:  # liberties: each empty point counts once for every chain it touches
         k_near = 0
         colours = 0
         for d in (1, -1, W, -W):
@@ -146,10 +150,7 @@ def seki_stones(stones, W, action_point):
     candidate = np.zeros(count, dtype=np.bool_)
     for k in range(count):
         candidate[k] = libs[k] >= 2 and shared[k]
-    for a in range(n):  # a liberty the opponent can approach rules the chain out
-        L = action_point[a]
-        if stones[L] != EMPTY:
-            continue
+    for L in empties:  # a liberty the opponent can approach rules the chain out
         for mover in (BLACK, WHITE):
             if not _threatens(stones, W, L, mover, chain, libs, lib1, lib2, size):
                 continue
@@ -162,10 +163,7 @@ def seki_stones(stones, W, action_point):
     while changed:  # every opposing chain a candidate shares a liberty with must be one too
         changed = False
         partnered[:] = False
-        for a in range(n):
-            L = action_point[a]
-            if stones[L] != EMPTY:
-                continue
+        for L in empties:
             for d in (1, -1, W, -W):
                 k = chain[L + d]
                 if k < 0:
