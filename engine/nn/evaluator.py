@@ -235,22 +235,18 @@ class NetEvaluator:
     # ----------------------------------------------------------- public API
     @property
     def aux_heads(self) -> tuple[str, ...]:
-        """The network's auxiliary heads (of ``"ownership"``, ``"score"``): the fields of
-        :meth:`evaluate_heads` that are not None."""
+        """The network's auxiliary heads (of ``"ownership"``, ``"score"``): the auxiliary fields of
+        :meth:`evaluate` that are not None."""
         return self.net.config.aux_heads
 
     def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
-        """The evaluator protocol's :class:`Evaluation`: :meth:`evaluate_heads`'s outputs under its field names."""
-        return Evaluation(*self.evaluate_heads(positions, legal))
-
-    def evaluate_heads(self, positions: Positions, legal: np.ndarray | None = None) -> "NetOutput[np.ndarray]":
         """Every head of the network for a batch, all from the side to move of each position.
 
-        ``policy``: the priors and ``value``: the values, as :meth:`evaluate`
-        returns them; ``ownership float32[B, N*N]`` in [-1, 1] (row 0 at the
-        top, as actions count); ``score_mean`` and ``score_stdev float32[B]``:
-        the final score difference in points, komi included. Heads the network
-        lacks (see :attr:`aux_heads`) are None.
+        ``priors`` (legal, renormalised) and ``values`` (in [-1, 1]);
+        ``ownership float32[B, N*N]`` in [-1, 1] (row 0 at the top, as actions
+        count); ``score_mean`` and ``score_stdev float32[B]``: the final score
+        difference in points, komi included. Heads the network lacks (see
+        :attr:`aux_heads`) are None.
         """
         batch = PositionBatch.stack(positions)
         masks = legal_masks(batch) if legal is None else legal
@@ -266,7 +262,7 @@ class NetEvaluator:
                     rows[todo] = computed
             if keys:
                 self._store([keys[i] for i in todo], fresh)
-        return raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0))
+        return Evaluation(*raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0)))
 
     def infer(self, planes: np.ndarray) -> "NetOutput[np.ndarray]":
         """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw

@@ -142,10 +142,8 @@ def test_net_evaluator_masks_and_renormalises(heads: str, size: int, aux: tuple[
     np.testing.assert_allclose(priors, want_priors, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(values, want.value.numpy(), rtol=1e-4, atol=1e-5)
     # The auxiliary heads come through as the network gives them, None where it has none.
-    heads_out = evaluator.evaluate_heads(positions)
+    heads_out = evaluation
     assert evaluator.aux_heads == aux
-    np.testing.assert_array_equal(heads_out.policy, priors)
-    np.testing.assert_array_equal(heads_out.value, values)
     shapes = {"ownership": (10, size * size), "score_mean": (10,), "score_stdev": (10,)}
     for name, shape in shapes.items():
         got, expected = getattr(heads_out, name), getattr(want, name)
@@ -153,9 +151,6 @@ def test_net_evaluator_masks_and_renormalises(heads: str, size: int, aux: tuple[
         if got is not None:
             assert got.shape == shape and got.dtype == np.float32, name
             np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
-    for name in shapes:  # the protocol's evaluate gives the same auxiliary outputs
-        assert (getattr(evaluation, name) is None) == (getattr(heads_out, name) is None), name
-        np.testing.assert_array_equal(getattr(evaluation, name), getattr(heads_out, name), err_msg=name)
     if "score" in aux:
         assert np.all(heads_out.score_stdev > 0)
     if "ownership" in aux:
@@ -190,17 +185,17 @@ def test_cache_hits_return_identical_results() -> None:
     positions = _positions(Rules.go(9, "japanese"), 8)
     encoder = TwoPlanes()
     evaluator = _eager(_net(9, aux_heads=AUX), encoder, cache_size=100)
-    first = evaluator.evaluate_heads(positions)
+    first = evaluator.evaluate(positions)
     assert (evaluator.hits, evaluator.misses, encoder.calls) == (0, 8, 1)
-    again = evaluator.evaluate_heads(positions[::-1])
+    again = evaluator.evaluate(positions[::-1])
     assert (evaluator.hits, encoder.calls) == (8, 1), "cached positions were encoded again"
     for field, (got, want) in zip(first._fields, zip(again, first)):
         np.testing.assert_array_equal(got, want[::-1], err_msg=field)
-    mixed = evaluator.evaluate_heads(positions[:3] + _positions(Rules.go(9, "japanese"), 2, seed=7))
+    mixed = evaluator.evaluate(positions[:3] + _positions(Rules.go(9, "japanese"), 2, seed=7))
     assert (evaluator.hits, encoder.calls) == (11, 2)
     for got, want in zip(mixed, first):
         np.testing.assert_array_equal(got[:3], want[:3])
-    uncached = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=0).evaluate_heads(positions)
+    uncached = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=0).evaluate(positions)
     for got, want in zip(uncached, first):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
@@ -289,25 +284,25 @@ def test_random_symmetry_evaluates_the_transformed_board() -> None:
             return ks[:size]
 
     evaluator._rng = Fixed()  # type: ignore[assignment]
-    heads = evaluator.evaluate_heads(positions)
-    for k, position, row, value, ownership, score in zip(ks, positions, heads.policy, heads.value, heads.ownership,
+    heads = evaluator.evaluate(positions)
+    for k, position, row, value, ownership, score in zip(ks, positions, heads.priors, heads.values, heads.ownership,
                                                          heads.score_mean):
         board = position.board()
         n = board.shape[0]
         turned = np.rot90(np.fliplr(board) if k >= 4 else board, k % 4)
         other = Position.from_board(rules, np.ascontiguousarray(turned), position.to_play)
-        other_heads = plain.evaluate_heads([other])
+        other_heads = plain.evaluate([other])
         grid = np.arange(n * n).reshape(n, n)
         source = np.rot90(np.fliplr(grid) if k >= 4 else grid, k % 4).reshape(-1)  # input cell of each output
         back = np.empty(n * n + 1, dtype=np.float32)
-        back[source] = other_heads.policy[0, :-1]
-        back[-1] = other_heads.policy[0, -1]
+        back[source] = other_heads.priors[0, :-1]
+        back[-1] = other_heads.priors[0, -1]
         if position.ko_action is None:  # from_board drops the ko point, so masks differ only with a ko
             np.testing.assert_allclose(row, back, rtol=1e-4, atol=1e-6)
         owned_back = np.empty(n * n, dtype=np.float32)
         owned_back[source] = other_heads.ownership[0]
         np.testing.assert_allclose(ownership, owned_back, rtol=1e-4, atol=1e-5)
-        assert abs(value - other_heads.value[0]) < 1e-5
+        assert abs(value - other_heads.values[0]) < 1e-5
         assert abs(score - other_heads.score_mean[0]) < 1e-4
 
 
@@ -374,7 +369,7 @@ def test_compiled_network_matches_eager() -> None:
     compiled = NetEvaluator(_net(5, aux_heads=AUX), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32",
                             cache_size=0)
     for batch in (positions, positions[:1]):
-        want, got = eager.evaluate_heads(batch), compiled.evaluate_heads(batch)
+        want, got = eager.evaluate(batch), compiled.evaluate(batch)
         for field, a, b in zip(want._fields, got, want):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=field)
             assert len(a) == len(batch)
