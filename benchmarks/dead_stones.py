@@ -36,7 +36,7 @@ from engine import (
     playout_ownership,
     stone_status,
 )
-from training.territory import dead_from_territory, ended_on_board, read_territory
+from training.territory import dead_from_territory, ended_on_board
 
 SIZE = 9
 
@@ -69,8 +69,8 @@ def finished_games(games_dir: Path, positions: int, level: int, seed: int) -> li
                        check=True)
         found = []
         for path in sorted(games_dir.glob(f"gnugo-{seed}-*.sgf"))[:games]:
-            game = load_sgf_file(path).replay()
-            markers = read_territory(path.read_bytes(), SIZE)
+            record = load_sgf_file(path)
+            game, markers = record.replay(), record.territory
             if ended_on_board(game) and markers is not None:
                 found.append((game, set(dead_from_territory(game, *markers))))
         if len(found) >= positions:

@@ -62,7 +62,7 @@ from training.chunks import (
 )
 from training.errors import ChunkFormatError, RecordFormatError
 from training.records import SelfPlayRecord, list_records, read_record
-from training.territory import FinalBoard, dead_from_territory, final_board, read_territory
+from training.territory import FinalBoard, dead_from_territory, final_board
 
 __all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "Arrays", "gather", "gather_target", "list_inputs",
            "MANIFEST", "samples_from_record", "samples_from_sgf", "sgf_final_board"]
@@ -210,17 +210,16 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
     return _arrays(encoder, states, policy, movers, record.result, record.final)
 
 
-def sgf_final_board(record: GameRecord, territory: tuple[list[int], list[int]] | None
-                    ) -> tuple[FinalBoard | None, bool]:
+def sgf_final_board(record: GameRecord) -> tuple[FinalBoard | None, bool]:
     """The scored final board of an SGF game, and whether its scoring disagrees with ``RE``.
 
-    ``territory``: the ``TB`` and ``TW`` markers of the last node
-    (:func:`~training.territory.read_territory`), whose stones are the dead
-    ones; without markers the board counts as it stands, but only when an ``RE``
+    The stones on the last node's territory markers (``record.territory``) are
+    the dead ones; without markers the board counts as it stands, but only when an ``RE``
     margin confirms it. No board for a game that two passes did not end, one
     whose scoring nothing confirms, or one that disagrees with an ``RE`` margin.
     """
     game = record.replay()
+    territory = record.territory
     result = record.result
     has_margin = result is not None and result.reason == "score" and result.margin is not None
     if territory is None and not has_margin:
@@ -311,7 +310,7 @@ def _samples_of(path: Path, config: GatherConfig, encoder: Any, target: GatherTa
         else:
             if config.kind == "records":
                 return samples_from_record(record, encoder, str(path))
-            final, disagrees = sgf_final_board(sgf, read_territory(path.read_bytes(), rules.size))
+            final, disagrees = sgf_final_board(sgf)
             if disagrees:
                 log.debug("%s: its scoring disagrees with RE[%s]: ownership and score masked", path,
                           sgf.result.to_sgf() if sgf.result else "")

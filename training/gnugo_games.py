@@ -32,7 +32,7 @@ import numpy as np
 from engine import BLACK, WHITE, Game, Rules, dump_sgf, gtp_to_action, write_text
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, gnugo_argv
 from training.gtp_games import play_game
-from training.territory import add_territory, ended_on_board
+from training.territory import ended_on_board
 
 __all__ = ["GnuGoGamesConfig", "GnuGoGamesSummary", "gnugo_territory", "missing_games", "write_gnugo_games"]
 
@@ -109,9 +109,8 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
                         index = todo.pop(0)
                     rng = np.random.default_rng([config.seed, index])
                     game, outcome = play_game(engine, engine, config.rules, config.random_moves, rng)
-                    text = dump_sgf(game, black_name=name, white_name=name, result=outcome)
-                    if ended_on_board(game):
-                        text = add_territory(text, *gnugo_territory(engine, game), config.rules.size)
+                    territory = gnugo_territory(engine, game) if ended_on_board(game) else None
+                    text = dump_sgf(game, black_name=name, white_name=name, result=outcome, territory=territory)
                     write_text(_path(out_dir, config, index), text)
                     with lock:
                         done[0] += 1

@@ -1,4 +1,4 @@
-"""The final board of a scored Go game: who owns each point, the score, and SGF territory markers.
+"""The final board of a scored Go game: who owns each point, and the score.
 
 A game "ends on the board" when two passes end it: not a resignation, not the
 move cap. Only then do its final ownership map and score say something the
@@ -7,12 +7,11 @@ rules core's own scorer, :meth:`Game.ownership` and :meth:`Game.score`, with
 the dead stones removed first, so a target is exactly the map the result was
 scored from.
 
-Dead stones reach an SGF file as standard territory markers on its last node:
-``TB`` lists black's territory, ``TW`` white's, and a dead stone is marked as
-territory of the side that captures it (as CGoban and GNU Go's own SGF output
-mark them). Reading them back, the dead stones are the stones that stand on
-the opponent's markers. Markers are single points (``TB[aa][ab]``); a
-compressed rectangle (``aa:cc``) is refused.
+Dead stones reach an SGF file as standard territory markers on its last node
+(``GameRecord.territory``, ``dump_sgf(territory=...)``): ``TB`` lists black's
+territory, ``TW`` white's, and a dead stone is marked as territory of the side
+that captures it (as CGoban and GNU Go's own SGF output mark them). Reading
+them back, the dead stones are the stones that stand on the opponent's markers.
 """
 
 from __future__ import annotations
@@ -21,11 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from sgfmill import sgf_grammar
 
-from engine import BLACK, WHITE, EngineError, Game, SGFError, action_to_sgf, sgf_to_action
+from engine import BLACK, WHITE, Game
 
-__all__ = ["FinalBoard", "ended_on_board", "final_board", "dead_from_territory", "add_territory", "read_territory"]
+__all__ = ["FinalBoard", "ended_on_board", "final_board", "dead_from_territory"]
 
 
 @dataclass(frozen=True)
@@ -65,44 +63,3 @@ def dead_from_territory(game: Game, black: Iterable[int], white: Iterable[int]) 
     board = game.position.board().reshape(-1)
     dead = {a for a in black if board[a] == WHITE} | {a for a in white if board[a] == BLACK}
     return sorted(dead)
-
-
-def add_territory(sgf_text: str, black: Iterable[int], white: Iterable[int], size: int) -> str:
-    """``sgf_text`` with ``TB`` (``black``) and ``TW`` (``white``) on the last node of its main line."""
-    root = sgf_grammar.parse_sgf_game(sgf_text.encode("utf-8"))
-    tree = root
-    while tree.children:
-        tree = tree.children[0]
-    last = tree.sequence[-1]
-    for key, actions in (("TB", black), ("TW", white)):
-        points = [action_to_sgf(a, size).encode("ascii") for a in sorted(actions)]
-        if points:
-            last[key] = points
-    return sgf_grammar.serialise_game_tree(root).decode("utf-8")
-
-
-def read_territory(data: bytes, size: int) -> tuple[list[int], list[int]] | None:
-    """The ``TB`` and ``TW`` actions on the last node of the main line, or None when it has neither.
-
-    Raises :class:`SGFError` for a marker that is not a single point on the board.
-    """
-    try:
-        last = list(sgf_grammar.main_sequence_iter(sgf_grammar.parse_sgf_game(data)))[-1]
-    except ValueError as error:
-        raise SGFError(f"not a readable SGF record: {error}") from error
-    if "TB" not in last and "TW" not in last:
-        return None
-    marked = []
-    for key in ("TB", "TW"):
-        actions = []
-        for value in last.get(key, ()):
-            text = value.decode("ascii", "replace")
-            try:
-                action = sgf_to_action(text, size) if ":" not in text else size * size
-            except EngineError as error:
-                raise SGFError(f"{key}[{text}]: {error}") from error
-            if action == size * size:
-                raise SGFError(f"{key}[{text}]: a territory marker must be one point on the board")
-            actions.append(action)
-        marked.append(actions)
-    return marked[0], marked[1]

@@ -43,7 +43,7 @@ from __future__ import annotations
 import codecs
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 
@@ -88,7 +88,10 @@ class GameRecord:
     first move (all setup nodes applied); ``handicap`` is ``HA`` as written
     (0 if absent). ``comments`` has one entry per move (``None`` where the
     move's node has no ``C``); ``comment`` is the root's. ``properties`` holds
-    every root property's values as text.
+    every root property's values as text. ``territory`` holds the ``TB`` and
+    ``TW`` markers of the main line's last node (black's and white's territory,
+    dead stones included, as GNU Go and CGoban mark a scored game), or None
+    when that node has neither.
     """
 
     rules: Rules
@@ -103,6 +106,7 @@ class GameRecord:
     comment: str | None = None
     comments: tuple[str | None, ...] = ()
     properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    territory: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     @property
     def is_handicap(self) -> bool:
@@ -213,6 +217,7 @@ def load_sgf(data: bytes | str) -> GameRecord:
         comment=_text(root, "C", decode),
         comments=tuple(comments),
         properties={key: tuple(decode(sgf_grammar.text_value(v)) for v in values) for key, values in root.items()},
+        territory=_read_territory(nodes[-1], rules.size),
     )
 
 
@@ -390,22 +395,40 @@ def _point_list(text: str, size: int, key: str) -> list[int]:
     except EngineError as exc:
         raise SGFError(f"{key}[{text}]: {exc}") from None
     if size * size in actions:
-        raise SGFError(f"{key}[{text}]: setup needs points on the board, not a pass")
+        raise SGFError(f"{key}[{text}]: needs points on the board, not a pass")
     (r1, c1), (r2, c2) = divmod(actions[0], size), divmod(actions[-1], size)
     return [r * size + c for r in range(min(r1, r2), max(r1, r2) + 1) for c in range(min(c1, c2), max(c1, c2) + 1)]
+
+
+def _read_territory(node: Properties, size: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The ``TB`` and ``TW`` actions of ``node`` (single points only), or None when it has neither."""
+    if "TB" not in node and "TW" not in node:
+        return None
+    marked = []
+    for key in ("TB", "TW"):
+        actions: list[int] = []
+        for value in node.get(key, ()):
+            text = value.decode("ascii", "replace")
+            if ":" in text:
+                raise SGFError(f"{key}[{text}]: a territory marker must be one point on the board")
+            actions += _point_list(text, size, key)
+        marked.append(tuple(actions))
+    return marked[0], marked[1]
 
 
 # ------------------------------------------------------------------ writing
 def dump_sgf(game: Game, *, black_name: str | None = None, white_name: str | None = None,
              result: Outcome | str | None = None, comments: Sequence[str | None] | None = None,
-             properties: Mapping[str, str] | None = None) -> str:
+             properties: Mapping[str, str] | None = None,
+             territory: tuple[Iterable[int], Iterable[int]] | None = None) -> str:
     """The SGF text (FF[4], UTF-8) of ``game``: rules, setup or handicap, moves and result.
 
     ``result`` defaults to ``game.outcome()`` once the game is over (a str is
     written as given, e.g. ``"?"``). ``comments`` holds at most one entry per
     move (``None`` for none). ``properties`` adds root properties (``DT``,
     ``GN``, ``C``, ...); it may not replace ones derived from the game such as
-    ``SZ``, ``KM``, ``RU``, ``AB`` or ``PL``.
+    ``SZ``, ``KM``, ``RU``, ``AB`` or ``PL``. ``territory`` (black's points,
+    white's points) is written as ``TB`` / ``TW`` on the last node.
     """
     if comments is not None and len(comments) > len(game.moves):
         raise ValueError(f"{len(comments)} comments for {len(game.moves)} moves")
@@ -422,6 +445,10 @@ def dump_sgf(game: Game, *, black_name: str | None = None, white_name: str | Non
         root[key] = [_escape(value)]
     tree = sgf_grammar.Coarse_game_tree()
     tree.sequence = [root] + _move_nodes(game, comments or ())
+    for key, actions in zip(("TB", "TW"), territory or ()):
+        points = [action_to_sgf(a, game.rules.size).encode() for a in sorted(actions)]
+        if points:
+            tree.sequence[-1][key] = points
     return sgf_grammar.serialise_game_tree(tree).decode("utf-8")
 
 

@@ -11,7 +11,7 @@ from encoders import get_encoder
 from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.types import Color, Outcome, SGFError
-from engine.formats.sgf import dump_sgf, load_sgf_file
+from engine.formats.sgf import dump_sgf, load_sgf, load_sgf_file
 from tests.training.conftest import GO5, GOMOKU6
 from training.chunks import list_chunks, load_samples, read_chunk
 from training.errors import ChunkFormatError, RecordFormatError
@@ -27,7 +27,7 @@ from training.gather import (
     sgf_final_board,
 )
 from training.records import SelfPlayRecord, read_record, write_record
-from training.territory import add_territory, dead_from_territory, final_board, read_territory
+from training.territory import dead_from_territory, final_board
 
 TARGET = GatherTarget("gomoku", 6, "gomoku4")
 
@@ -202,11 +202,12 @@ def _territory_sgf(tmp_path: Path, result: str, markers: bool = True, moves: lis
     game = Game(GO5)
     for vertex in moves:
         game.play(gtp_to_action(vertex, 5))
-    text = dump_sgf(game, result=result)
+    territory = None
     if markers:
         black = [gtp_to_action(f"A{row}", 5) for row in range(1, 6)]
         white = [gtp_to_action(f"E{row}", 5) for row in range(1, 6)]
-        text = add_territory(text, black, white, 5)   # E1 (a black stone) on white's territory: dead
+        territory = (black, white)   # E1 (a black stone) on white's territory: dead
+    text = dump_sgf(game, result=result, territory=territory)
     path = tmp_path / f"game-{len(list(tmp_path.glob('*.sgf')))}.sgf"
     path.write_text(text)
     return path
@@ -216,11 +217,11 @@ def test_sgf_territory_markers_give_the_dead_stones_and_the_scorers_map(tmp_path
     path = _territory_sgf(tmp_path, "W+7.5")
     record = load_sgf_file(path)
     game = record.replay()
-    territory = read_territory(path.read_bytes(), 5)
+    territory = record.territory
     assert territory is not None
     dead = dead_from_territory(game, *territory)
     assert dead == [gtp_to_action("E1", 5)]
-    final, disagrees = sgf_final_board(record, territory)
+    final, disagrees = sgf_final_board(record)
     assert not disagrees and final is not None
     assert final.owners == tuple(game.ownership(dead).tolist()) and final.score == game.score(dead) == -7.5
     assert Outcome.from_lead(final.score) == game.outcome(dead) == record.result
@@ -250,11 +251,14 @@ def test_sgf_games_without_a_confirmed_scoring_are_masked_and_counted(tmp_path: 
 
 
 def test_territory_markers_round_trip_and_bad_ones_are_refused() -> None:
-    text = add_territory(_go_sgf(["C3", "pass", "pass"], "B+18"), [0, 1], [24], 5)
+    game = Game(GO5)
+    for vertex in ["C3", "pass", "pass"]:
+        game.play(gtp_to_action(vertex, 5))
+    text = dump_sgf(game, result="B+18", territory=([1, 0], [24]))
     assert "TB[aa][ba]" in text and "TW[ee]" in text and text.index("TB") > text.index(";W[]")
-    assert read_territory(text.encode(), 5) == ([0, 1], [24])
-    assert read_territory(_go_sgf(["C3"], "B+R").encode(), 5) is None
+    assert load_sgf(text).territory == ((0, 1), (24,))
+    assert load_sgf(_go_sgf(["C3"], "B+R")).territory is None
     with pytest.raises(SGFError, match="one point on the board"):
-        read_territory(b"(;GM[1]SZ[5];B[cc]TB[aa:bb])", 5)
+        load_sgf(b"(;GM[1]SZ[5];B[cc]TB[aa:bb])")
     with pytest.raises(SGFError, match="TW"):
-        read_territory(b"(;GM[1]SZ[5];B[cc]TW[zz])", 5)
+        load_sgf(b"(;GM[1]SZ[5];B[cc]TW[zz])")

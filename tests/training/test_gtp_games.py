@@ -19,7 +19,6 @@ from training.chunks import load_samples
 from training.gather import GatherConfig, GatherTarget, gather, list_inputs, sgf_final_board
 from training.gtp_client import GTPClient, GTPEngineError, GTPError, gnugo_argv
 from training.gtp_games import play_game
-from training.territory import read_territory
 
 
 def _fake_engine(genmove: str) -> list[str]:
@@ -64,11 +63,11 @@ def test_gnugo_games_carry_gnu_gos_verdict_for_the_ownership_and_score_targets(g
     for path in sorted(sgf.glob("*.sgf")):
         record = load_sgf(path.read_text())
         game = record.replay()
-        territory = read_territory(path.read_bytes(), 7)
+        territory = record.territory
         assert (territory is not None) == (game.position.passes >= 2 and record.result.reason == "score"), path.name
         if territory is not None:
             passed.append(path.name)
-            final, disagrees = sgf_final_board(record, territory)
+            final, disagrees = sgf_final_board(record)
             assert final is not None and not disagrees, path.name
             assert Outcome.from_lead(final.score) == record.result   # GNU Go's final_score, RE
     assert passed, "no game ended by passing"
