@@ -30,7 +30,7 @@ class SearchJob:
         self.visits = visits
         self.simulations = 0
         self._stalled = False
-        self._open = search.begin(noise)
+        self._open = search.begin(noise, visits)
 
     @property
     def finished(self) -> bool:

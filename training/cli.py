@@ -111,6 +111,21 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
 
 
 # ---------------------------------------------------------------- selfplay
+def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
+    """``--forced-playouts K`` and ``--gumbel M``, the self-play search methods, as SearchConfig settings
+    under ``prefix`` (``"player__search__"``: parameter names are dotted setting paths, ``__`` for ``.``)."""
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option(
+            "--gumbel", f"{prefix}gumbel_considered", type=click.IntRange(0), default=0, show_default=True,
+            help="Gumbel root search over this many sampled moves, with sequential halving and the completed-Q "
+                 "policy target (0: PUCT at the root). Give --full-search-pct 100 with it.")(command)
+        return click.option(
+            "--forced-playouts", f"{prefix}forced_playouts_k", type=click.FloatRange(0), default=0.0,
+            show_default=True, help="KataGo's forced playouts (k, 2 is usual) in full searches, and the pruned "
+                                    "policy target (0: off).")(command)
+    return decorate
+
+
 @click.command("selfplay")
 @click.argument("model", type=click.Path(exists=True, dir_okay=False))
 @click.option("--readouts", type=click.IntRange(2), default=400, show_default=True,
@@ -120,6 +135,7 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
 @click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100), default=25.0,
               show_default=True, callback=_share,
               help="Playout Cap Randomization: share of moves with the full search (100: all).")
+@_selfplay_method_options("player__search__")
 @click.option("--games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--output-dir", type=click.Path(file_okay=False), default="games", show_default=True,
               help="Game records; held-out games go to its holdout/ folder.")
@@ -141,7 +157,8 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
 @runtime_options
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float, games: int,
+def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
+                     player__search__forced_playouts_k: float, player__search__gumbel_considered: int, games: int,
                      output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
                      workers: int, batch_size: int, temperature_moves: int | None, resign_threshold: float,
                      no_resign: bool, resign_disabled_share: float, rules_text: str | None, size: int | None,
@@ -159,6 +176,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
         rules = model_rules(read_info(model), rules_text, size)
         config = replace_paths(SelfPlayConfig(), {
             "player.visits": readouts, "player.search.batch_size": batch_size,
+            "player.search.forced_playouts_k": player__search__forced_playouts_k,
+            "player.search.gumbel_considered": player__search__gumbel_considered,
             "player.temperature_moves": opening_moves(rules.size) if temperature_moves is None else temperature_moves,
             "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_readouts,
             "full_search_share": full_search_share, "parallel_games": parallel_games,
@@ -391,8 +410,13 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               show_default=True, callback=_share)
 @click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
               show_default=True, callback=_share)
+@_selfplay_method_options("selfplay__player__search__")
 @click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--cpu-hours", "cpu_hours", type=click.FloatRange(0, min_open=True), default=None,
+              help="Start no generation once the run has used this much CPU time (self-play, gather, training).")
+@click.option("--start-model", "start_model", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Generation 0 is a copy of this model (a new run's network size follows it) [default: random].")
 @click.option("--steps", "train__steps", type=click.IntRange(0), default=1000, show_default=True,
               help="Training steps a generation.")
 @click.option("--batch-size", "train__batch_size", type=click.IntRange(1), default=256, show_default=True)

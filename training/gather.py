@@ -193,11 +193,11 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
         raise RecordFormatError(f"game record {name}: no result")
     game = Game(rules)
     states, policies, movers = [], [], []
-    for number, (action, target, visits) in enumerate(zip(record.actions, record.targets, record.visits), 1):
-        if target and visits:
+    for number, (action, target, weights) in enumerate(zip(record.actions, record.targets, record.policy), 1):
+        if target and weights:
             policy = np.zeros(rules.num_actions, dtype=np.float32)
-            for a, n in visits:
-                policy[a] += n
+            for a, weight in weights:
+                policy[a] += weight
             if policy.sum() > 0:
                 states.append(game.copy())
                 policies.append(policy / policy.sum())

@@ -17,7 +17,12 @@ Generation g is trained from the best model on the chunks of the last
 only if it scores at least ``gate_threshold`` against it. With
 ``rating_games`` > 0 every accepted generation (and generation 0) plays the
 ``rating_opponent`` (``mcts-rollouts:1000`` by default) for the ratings
-table: Elo relative to that opponent. Each phase resumes where a kill left it
+table: Elo relative to that opponent. Generation 0 is a random network of
+``bootstrap``'s size, or a copy of ``start_model`` (whose size the run then takes).
+With ``cpu_hours`` no generation starts once the run's processes have used that
+much CPU time (self-play, gather, training and validation, counted per phase in
+``state.json``; gating and rating matches not counted): arms of an experiment get
+equal compute even when they share a machine. Each phase resumes where a kill left it
 (self-play counts the games already written, gather skips what it gathered,
 training restarts from its checkpoint); a match in flight is replayed.
 """
@@ -42,7 +47,7 @@ from training.settings import from_dict
 from training.stats import signed
 from training.train import TrainConfig
 
-__all__ = ["LoopConfig", "run_loop", "load_config", "RUN_FILE", "STATE_FILE", "PHASES"]
+__all__ = ["LoopConfig", "run_loop", "load_config", "cpu_hours_used", "RUN_FILE", "STATE_FILE", "PHASES"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,7 @@ STATE_FILE = "state.json"
 RUN_VERSION = 2
 STATE_VERSION = 1
 PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
+_UNCOUNTED = ("gate", "rate")  # matches measure a run; the CPU budget is for learning
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,8 @@ class LoopConfig:
     device: str | None = None
     runtime: str = "auto"
     threads: int | None = None
+    cpu_hours: float | None = None
+    start_model: str | None = None
 
     def game_rules(self) -> Any:
         from engine import Rules
@@ -165,7 +173,12 @@ class _Run:
 def _bootstrap(run: _Run) -> None:
     from training.models import bootstrap
 
-    path = bootstrap(run.model_path(0), run.config.bootstrap)
+    if run.config.start_model:
+        from engine import load_model, save_model
+
+        path = save_model(run.model_path(0), load_model(run.config.start_model).with_generation(0, 0))
+    else:
+        path = bootstrap(run.model_path(0), run.config.bootstrap)
     run.state = {"format_version": STATE_VERSION, "best": str(path.relative_to(run.root)), "next": 1,
                  "phase": "selfplay", "current": {}, "history": []}
     row: dict[str, Any] = {"generation": 0, "model": path.name, "accepted": True}
@@ -330,24 +343,59 @@ def _finish_generation(run: _Run, generation: int, seconds: float) -> None:
     plot_progress(run.state["history"], run.path("progress.png"))
 
 
+def _sized_like_start_model(config: LoopConfig) -> LoopConfig:
+    """A new run's config with the bootstrap network described as its start model (names, encoder)."""
+    from engine import read_info
+
+    info = read_info(config.start_model)
+    net = info.config
+    size = config.bootstrap.size if net.board_size is None else net.board_size
+    return replace(config, bootstrap=replace(config.bootstrap, game=info.game, size=size, encoder=info.encoder,
+                                             blocks=net.blocks, filters=net.filters, heads=net.heads,
+                                             aux_heads=net.aux_heads))
+
+
+def _cpu_seconds() -> float:
+    """User and system CPU time of this process and of its finished children (self-play workers)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def cpu_hours_used(state: dict[str, Any]) -> float:
+    """CPU hours a run has used in its finished generations and in the phases done of the current one."""
+    seconds = sum(row.get("cpu_seconds", 0.0) for row in state["history"])
+    return (seconds + state["current"].get("cpu_seconds", 0.0)) / 3600.0
+
+
 def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callable[[str], None] = log.info,
              after_phase: Callable[[int, str], None] | None = None) -> dict[str, Any]:
-    """Run (or resume) the loop in ``run_dir`` until ``config.generations`` generations exist.
+    """Run (or resume) the loop in ``run_dir`` until ``config.generations`` generations exist or the
+    ``cpu_hours`` budget is spent.
 
     ``after_phase(generation, phase)`` is called after each phase is saved (tests
     interrupt the loop there). Returns the final state.
     """
     root = Path(run_dir)
     root.mkdir(parents=True, exist_ok=True)
+    new = not (root / STATE_FILE).exists()
+    if new and config.start_model:
+        config = _sized_like_start_model(config)
     write_json(root / RUN_FILE, config.to_dict())
     run = _Run(root, config, report)
     if not run.load_state():
         _bootstrap(run)
     while run.state["next"] <= config.generations:
+        if config.cpu_hours is not None and cpu_hours_used(run.state) >= config.cpu_hours:
+            report(f"CPU budget spent: {cpu_hours_used(run.state):.2f} of {config.cpu_hours:g} hours")
+            break
         generation = run.state["next"]
         started = time.perf_counter()
         for phase in PHASES[PHASES.index(run.state["phase"]):]:
+            cpu = _cpu_seconds()
             run.state["current"].update(_phase(run, phase, generation))
+            if phase not in _UNCOUNTED:
+                current = run.state["current"]
+                current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + _cpu_seconds() - cpu, 1)
             following = PHASES.index(phase) + 1
             run.state["phase"] = PHASES[following] if following < len(PHASES) else "done"
             run.save_state()
@@ -364,10 +412,12 @@ def _number(value: Any, spec: str) -> str:
 
 def ratings_table(history: list[dict[str, Any]]) -> str:
     """The history as a Markdown table: losses, holdout accuracy, gate and rating per generation."""
-    lines = ["| gen | model | accepted | steps | train policy | train value | holdout policy | holdout top-1 | "
+    lines = ["| gen | model | accepted | CPU h | steps | train policy | train value | holdout policy | holdout top-1 | "
              "gate | vs opponent | Elo (95% CI) |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    cpu_hours = 0.0
     for row in history:
+        cpu_hours += row.get("cpu_seconds", 0.0) / 3600.0
         rating = row.get("rating") or {}
         elo = ""
         if rating:
@@ -375,7 +425,7 @@ def ratings_table(history: list[dict[str, Any]]) -> str:
         vs = f"{100 * rating['win_rate']:.0f}% of {rating['games']}" if rating else ""
         lines.append(
             f"| {row['generation']} | {row['model']} | {'yes' if row.get('accepted', True) else 'no'} | "
-            f"{row.get('steps', '')} | {_number(row.get('train_policy_loss'), '.3f')} | "
+            f"{cpu_hours:.2f} | {row.get('steps', '')} | {_number(row.get('train_policy_loss'), '.3f')} | "
             f"{_number(row.get('train_value_loss'), '.3f')} | {_number(row.get('holdout_policy_loss'), '.3f')} | "
             f"{_number(100 * row['holdout_top1'] if 'holdout_top1' in row else None, '.1f')} | "
             f"{_number(row.get('gate_rate'), '.2f')} | {vs} | {elo} |")

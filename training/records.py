@@ -1,9 +1,9 @@
 """Self-play game records: what one game produced, written as one gzip-compressed JSON file.
 
 A record is ``NAME.game.json.gz`` (gzip's CRC catches truncation and bit
-rot). Format version 2 is one JSON object::
+rot). Format version 3 is one JSON object::
 
-    {"format": "engine-game", "format_version": 2,
+    {"format": "engine-game", "format_version": 3,
      "rules": "freestyle size=6 k=4",     # Rules.parse reads it back
      "model": "000003-b6c64",             # the network that played both sides
      "created": "2025-01-31T12:00:00+00:00",
@@ -20,12 +20,14 @@ rot). Format version 2 is one JSON object::
                                           # (training.territory.final_board); null for any other game
      "actions": [14, 21, ...],            # every move from the empty board, side to move playing; pass = N*N
      "targets": [true, false, ...],       # full-search moves: policy targets (Playout Cap Randomization)
-     "visits": [[[14, 250], [21, 90]], null, ...],   # per move: [action, visits] pairs of a full search,
-                                          # null for a cheap-search move
+     "policy": [[[14, 250], [21, 90]], null, ...],   # per move: [action, weight] pairs of a full search's
+                                          # policy target (gather normalises them): visit counts, the
+                                          # pruned visits of forced playouts, or a Gumbel search's
+                                          # completed-Q policy; null for a cheap-search move
      "values": [0.05, -0.12, ...]}        # root value of each search, from the mover's point of view
 
-Every list has one entry per move. Version 1 is the same without ``final``
-(read as null). :func:`read_record` checks the format, the version, the
+Every list has one entry per move. Version 2 names ``policy`` ``visits`` (integer
+counts); version 1 is version 2 without ``final`` (read as null). Both still read. :func:`read_record` checks the format, the version, the
 lengths, the action range and the final board's size, and raises
 :class:`~training.errors.RecordFormatError` naming the file; legality is
 checked when ``gather`` replays the moves through :class:`~engine.core.game.Game`.
@@ -51,21 +53,22 @@ __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord",
            "record_name", "list_records"]
 
 RECORD_FORMAT = "engine-game"
-RECORD_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+RECORD_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 RECORD_SUFFIX = ".game.json.gz"
 
 
 @dataclass(frozen=True)
 class SelfPlayRecord:
-    """One self-play game. ``visits[i]`` is ``None`` unless ``targets[i]``; ``final`` is the scored final
-    board of a game that ended on it (ownership and score targets); see the module docstring."""
+    """One self-play game. ``policy[i]`` (``(action, weight)`` pairs) is ``None`` unless ``targets[i]``;
+    ``final`` is the scored final board of a game that ended on it (ownership and score targets); see
+    the module docstring."""
 
     rules: Rules
     model: str
     actions: tuple[int, ...]
     targets: tuple[bool, ...]
-    visits: tuple[tuple[tuple[int, int], ...] | None, ...]
+    policy: tuple[tuple[tuple[int, float], ...] | None, ...]
     values: tuple[float, ...]
     result: Outcome | None
     final: FinalBoard | None = None
@@ -77,12 +80,12 @@ class SelfPlayRecord:
 
     def __post_init__(self) -> None:
         moves = len(self.actions)
-        if not (len(self.targets) == len(self.visits) == len(self.values) == moves):
-            raise ValueError(f"{moves} actions but {len(self.targets)} target flags, {len(self.visits)} visit "
+        if not (len(self.targets) == len(self.policy) == len(self.values) == moves):
+            raise ValueError(f"{moves} actions but {len(self.targets)} target flags, {len(self.policy)} policy "
                              f"lists and {len(self.values)} values")
-        for index, (target, visits) in enumerate(zip(self.targets, self.visits)):
-            if target != (visits is not None):
-                raise ValueError(f"move {index + 1}: a policy target needs its visits, and only a target has them")
+        for index, (target, policy) in enumerate(zip(self.targets, self.policy)):
+            if target != (policy is not None):
+                raise ValueError(f"move {index + 1}: a policy target needs its policy, and only a target has one")
         if self.final is not None and len(self.final.owners) != self.rules.num_points:
             raise ValueError(f"the final board has {len(self.final.owners)} points, not {self.rules.num_points}")
 
@@ -93,7 +96,7 @@ class SelfPlayRecord:
                 "would_resign": self.would_resign, "result": _outcome_dict(self.result),
                 "final": _final_dict(self.final),
                 "actions": [int(a) for a in self.actions], "targets": [bool(t) for t in self.targets],
-                "visits": [None if v is None else [list(pair) for pair in v] for v in self.visits],
+                "policy": [None if p is None else [[a, _weight(w)] for a, w in p] for p in self.policy],
                 "values": [round(float(v), 4) for v in self.values]}
 
     @classmethod
@@ -109,17 +112,24 @@ class SelfPlayRecord:
         actions = tuple(int(a) for a in data["actions"])
         if any(not 0 <= a < rules.num_actions for a in actions):
             raise ValueError(f"an action is outside 0..{rules.num_actions - 1}")
-        visits = tuple(None if v is None else tuple((int(a), int(n)) for a, n in v) for v in data["visits"])
-        for pairs in visits:
-            if pairs is not None and any(not 0 <= a < rules.num_actions or n < 0 for a, n in pairs):
-                raise ValueError("a visit count names an action off the board or is negative")
+        policy = tuple(None if p is None else tuple((int(a), float(w)) for a, w in p)
+                       for p in data["policy" if version >= 3 else "visits"])
+        for pairs in policy:
+            if pairs is not None and any(not 0 <= a < rules.num_actions or not w >= 0 for a, w in pairs):
+                raise ValueError("a policy weight names an action off the board or is negative")
         return cls(rules=rules, model=str(data["model"]), actions=actions,
-                   targets=tuple(bool(t) for t in data["targets"]), visits=visits,
+                   targets=tuple(bool(t) for t in data["targets"]), policy=policy,
                    values=tuple(float(v) for v in data["values"]),
                    result=_outcome(data["result"]), final=_final(data["final"]) if version >= 2 else None,
                    resign_disabled=bool(data["resign_disabled"]), would_resign=data.get("would_resign"),
                    readouts=int(data.get("readouts", 0)), cheap_readouts=int(data.get("cheap_readouts", 0)),
                    created=str(data.get("created", "")))
+
+
+def _weight(weight: float) -> int | float:
+    """A policy weight for JSON: visit counts stay integers, probabilities keep 6 significant digits."""
+    weight = float(weight)
+    return int(weight) if weight.is_integer() else float(f"{weight:.6g}")
 
 
 def _outcome_dict(outcome: Outcome | None) -> dict[str, Any] | None:

@@ -203,6 +203,13 @@ def search_comment(result: SearchResult, full: bool, size: int) -> str:
     return f"{'full' if full else 'fast'} search: {total} visits, value {result.value:+.2f}; {best}"
 
 
+def policy_pairs(result: SearchResult) -> tuple[tuple[int, float], ...]:
+    """A search's policy target as ``(action, weight)`` pairs: its own target (pruned visits, Gumbel's
+    completed-Q policy) where it has one, else the visit counts."""
+    weights = result.visits if result.policy_target is None else result.policy_target
+    return tuple((int(a), float(weights[a])) for a in np.flatnonzero(weights))
+
+
 class _SelfPlayGame:
     """One game in flight: its player, its current move's search and what the record keeps."""
 
@@ -218,7 +225,7 @@ class _SelfPlayGame:
         self.player = Player(evaluator, player, seed=seed)
         self.watch = ResignationWatch(rule.resign_threshold, rule.resign_consecutive) if self.resign_disabled else None
         self.targets: list[bool] = []
-        self.visits: list[tuple[tuple[int, int], ...] | None] = []
+        self.policy: list[tuple[tuple[int, float], ...] | None] = []
         self.values: list[float] = []
         self.comments: list[str] = []
         self.full = False
@@ -230,7 +237,8 @@ class _SelfPlayGame:
     def start_move(self) -> None:
         self.full = self.rng.random() < self.config.full_search_share
         visits = self.config.readouts if self.full else self.config.cheap
-        self.job = SearchJob(self.player.search_for(self.game), self.evaluator, visits, noise=self.full)
+        self.job = SearchJob(self.player.search_for(self.game), self.evaluator, visits,
+                             noise=self.full and self.config.player.noise)
 
     def play_searched(self) -> None:
         """Decide and play (or resign) after the search; start the next one unless the game is over."""
@@ -248,9 +256,8 @@ class _SelfPlayGame:
             return
         assert decision.action is not None
         target = bool(self.full and result.visits.sum() > 0)
-        pairs = tuple((int(a), int(result.visits[a])) for a in np.flatnonzero(result.visits))
         self.targets.append(target)
-        self.visits.append(pairs if target else None)
+        self.policy.append(policy_pairs(result) if target else None)
         self.values.append(float(result.value))
         self.comments.append(search_comment(result, self.full, self.game.rules.size))
         self.game.play(decision.action)
@@ -260,7 +267,7 @@ class _SelfPlayGame:
     def record(self, model: str) -> SelfPlayRecord:
         would = None if self.watch is None or self.watch.first is None else self.watch.first.letter
         return SelfPlayRecord(rules=self.game.rules, model=model, actions=tuple(m.action for m in self.game.moves),
-                              targets=tuple(self.targets), visits=tuple(self.visits), values=tuple(self.values),
+                              targets=tuple(self.targets), policy=tuple(self.policy), values=tuple(self.values),
                               result=self.game.outcome(), final=final_board(self.game),
                               resign_disabled=self.resign_disabled, would_resign=would,
                               readouts=self.config.readouts, cheap_readouts=self.config.cheap)

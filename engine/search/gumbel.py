@@ -201,10 +201,13 @@ class GumbelRoot:
     def _sigma_q(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> np.ndarray:
         return transformed_q(q, visits, self.logits, raw_value, self.c_visit, self.c_scale)
 
-    def next_action(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> int:
-        """See :func:`next_root_action`."""
+    def next_action(self, visits: np.ndarray, q: np.ndarray, raw_value: float,
+                    pending: np.ndarray | None = None) -> int:
+        """See :func:`next_root_action`. ``pending``: simulations per action still in flight (a batch being
+        selected): the schedule counts them, the completed Q cannot yet."""
+        counts = visits if pending is None else np.asarray(visits) + pending
         return next_root_action(self.schedule, self.considered, self.gumbel, self.logits,
-                                self._sigma_q(visits, q, raw_value), visits)
+                                self._sigma_q(visits, q, raw_value), counts)
 
     def final_action(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> int:
         """See :func:`final_action`."""

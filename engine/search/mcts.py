@@ -27,6 +27,8 @@ from engine.core.game import Game
 from engine.core.position import PositionBatch
 from engine.core.types import BLACK
 from engine.search.evaluator import Evaluation, Evaluator
+from engine.search.gumbel import GumbelRoot
+from engine.search.targets import prune_policy_target
 from engine.search.tree import (
     ACTION,
     FIRST_CHILD,
@@ -38,6 +40,7 @@ from engine.search.tree import (
     SCORE_SQUARES,
     SCORE_SUM,
     VALUE_SUM,
+    VIRTUAL,
     VISITS,
     compact_subtree,
     expand_and_backup,
@@ -59,6 +62,15 @@ class SearchConfig:
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
     added to a visited child's Q, ``center`` the root's mean score (KataGo: 0.3 with scale 0.75).
+
+    Self-play methods (both act only in a search begun with ``noise``, the full searches of self-play):
+    ``forced_playouts_k`` > 0 turns on KataGo's forced playouts at the root (every visited child gets
+    at least ``sqrt(k * P * sum N)`` visits) and the pruned policy target (``SearchResult.policy_target``,
+    :mod:`engine.search.targets`). ``gumbel_considered`` > 0 replaces the root's PUCT by Gumbel search
+    (:mod:`engine.search.gumbel`): that many actions sampled by Gumbel-top-m, sequential halving over the
+    visit limit, the completed-Q policy as the target and the halving's winner as the move; a search
+    without ``noise`` takes the prior's top m and no Gumbel noise. A Gumbel search starts from a fresh
+    root (the schedule counts its own simulations), takes no Dirichlet noise and needs a visit limit.
     """
 
     c_puct: float = 1.25
@@ -70,6 +82,14 @@ class SearchConfig:
     capacity: int = 8_000_000
     score_utility: float = 0.0
     score_utility_scale: float = 0.75
+    forced_playouts_k: float = 0.0
+    gumbel_considered: int = 0
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
+            raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:
@@ -91,6 +111,11 @@ class SearchResult:
     (``float32[N*N+1]``, the child subtrees', 0 where unvisited). With an
     ownership head: ``ownership`` (``float32[N*N]`` in [-1, 1], +1 where the side
     to move will own the point), the mean over the tree's evaluated nodes. None otherwise.
+
+    ``policy_target`` (``float32[N*N+1]``, sums to 1) is what self-play should learn when it is not the
+    visit distribution: the pruned visits of a search with forced playouts, or a Gumbel search's
+    completed-Q policy. ``gumbel_action`` is a Gumbel search's move (the halving's winner), which
+    :attr:`best_action` then returns.
     """
 
     visits: np.ndarray
@@ -105,10 +130,13 @@ class SearchResult:
     move_scores: np.ndarray | None = None
     move_score_stdevs: np.ndarray | None = None
     ownership: np.ndarray | None = None
+    policy_target: np.ndarray | None = None
+    gumbel_action: int | None = None
 
     @property
     def best_action(self) -> int:
-        return int(np.argmax(self.visits))
+        """The search's move: a Gumbel search's choice, else the most visited action."""
+        return self.gumbel_action if self.gumbel_action is not None else int(np.argmax(self.visits))
 
     def policy(self, temperature: float = 1.0) -> np.ndarray:
         """Visit distribution sharpened by ``1 / temperature`` (0 picks the most visited)."""
@@ -152,9 +180,15 @@ class Search:
         self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
         self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
         self._no_scores = np.zeros((0, 2), dtype=np.float32)
+        self._no_path = np.zeros(0, dtype=np.int64)
         self._pending = 0
         self._full = False
         self._noise_pending = False
+        self._forced = False  # this search runs forced playouts (and prunes its target)
+        self._gumbel: GumbelRoot | None = None
+        self._gumbel_pending = False  # a Gumbel search whose root is not yet evaluated
+        self._gumbel_simulations = 0
+        self._gumbel_noise = 1.0
         self._has_score = False
         # the ownership pool (allocated at the first evaluation with ownership): row k is node
         # _owned_nodes[k]'s evaluated ownership, black's view; _owned rows are in use
@@ -266,9 +300,21 @@ class Search:
     # ``run`` below drives these steps with this search's own evaluator; a
     # caller running many searches at once (self-play) drives them itself and
     # evaluates the leaves of all of them in one network call.
-    def begin(self, noise: bool = False) -> bool:
-        """Start a search; False when there is nothing to search (the game is over)."""
+    def begin(self, noise: bool = False, visits: int | None = None) -> bool:
+        """Start a search that the caller will stop at ``visits`` root visits (a Gumbel search plans its
+        halving for them and needs them); False when there is nothing to search (the game is over)."""
         self._full = False
+        cfg = self.config
+        self._forced = noise and cfg.forced_playouts_k > 0
+        self._gumbel = None
+        self._gumbel_pending = cfg.gumbel_considered > 0
+        if self._gumbel_pending:
+            if visits is None:
+                raise ValueError("a Gumbel search needs a visit limit: its sequential halving is planned for it")
+            self.reset()
+            self._gumbel_simulations = max(visits - 1, 1)  # the root's own evaluation is the first visit
+            self._gumbel_noise = 1.0 if noise else 0.0
+            noise = False
         self._noise_pending = noise
         return not self.root.is_over and bool(self._root_legal.any())
 
@@ -282,6 +328,8 @@ class Search:
         if self._ints[FIRST_CHILD, 0] < 0:  # the root first, with the game's legal moves (superko)
             leaves, finished = self._select(1)
             self._leaf_legal[0] = self._root_legal
+        elif self._gumbel is not None:
+            leaves, finished = self._select(budget, self._gumbel_path(budget))
         else:
             leaves, finished = self._select(budget)
         self._pending = leaves
@@ -309,6 +357,49 @@ class Search:
         if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
             self._add_noise()
             self._noise_pending = False
+        if self._gumbel_pending and self._ints[FIRST_CHILD, 0] >= 0:
+            self._start_gumbel()
+
+    def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per action (``[N*N+1]``): completed visits, visits in flight, mean value (the root's side to
+        move, 0 where unvisited), prior."""
+        actions = self.rules.num_actions
+        visits, pending = np.zeros(actions, np.float64), np.zeros(actions, np.float64)
+        q, priors = np.zeros(actions, np.float64), np.zeros(actions, np.float64)
+        children = self._children()
+        acts = self._ints[ACTION, children]
+        n = self._ints[VISITS, children].astype(np.float64)
+        visits[acts] = n
+        pending[acts] = self._ints[VIRTUAL, children]
+        q[acts] = np.where(n > 0, self._floats[VALUE_SUM, children] / np.maximum(n, 1), 0.0)
+        priors[acts] = self._floats[PRIOR, children]
+        return visits, pending, q, priors
+
+    def _start_gumbel(self) -> None:
+        cfg = self.config
+        _, _, _, priors = self._root_arrays()
+        legal = np.zeros(self.rules.num_actions, dtype=np.bool_)
+        legal[self._ints[ACTION, self._children()]] = True
+        self._gumbel = GumbelRoot.start(priors, legal, cfg.gumbel_considered, self._gumbel_simulations, self.rng,
+                                        gumbel_scale=self._gumbel_noise, c_visit=cfg.gumbel_c_visit,
+                                        c_scale=cfg.gumbel_c_scale)
+        self._gumbel_pending = False
+
+    def _gumbel_path(self, budget: int) -> np.ndarray:
+        """The root children (node indices) that the next ``budget`` simulations descend into, by the
+        sequential halving; shorter where the schedule ends."""
+        assert self._gumbel is not None
+        visits, pending, q, _ = self._root_arrays()
+        raw_value = float(self._floats[NET_VALUE, 0])
+        first = int(self._ints[FIRST_CHILD, 0])
+        node_of = np.full(self.rules.num_actions, -1, dtype=np.int64)
+        node_of[self._ints[ACTION, self._children()]] = np.arange(first, first + int(self._ints[NUM_CHILDREN, 0]))
+        path = []
+        for _ in range(min(budget, len(self._gumbel.schedule) - int((visits + pending).sum()))):
+            action = self._gumbel.next_action(visits, q, raw_value, pending)
+            pending[action] += 1
+            path.append(node_of[action])
+        return np.array(path, dtype=np.int64)
 
     def _keep_ownership(self, ownership: np.ndarray, leaves: int) -> None:
         """Add the leaves' ownership (``[L, N*N]``, each leaf's side to move) to the pool, from black's view."""
@@ -369,14 +460,20 @@ class Search:
             mixed = (1 - eps) * self._floats[PRIOR, children] + eps * dirichlet
             self._floats[PRIOR, children] = mixed.astype(np.float32)
 
-    def _select(self, budget: int) -> tuple[int, int]:
+    def _select(self, budget: int, root_path: np.ndarray | None = None) -> tuple[int, int]:
+        """Run :func:`select_leaves`; ``root_path``: the root children the simulations take (Gumbel)."""
         cfg = self.config
+        if root_path is None:
+            root_path = self._no_path
+        elif not len(root_path):
+            return 0, 0
         utility = cfg.score_utility if self._has_score else 0.0
         center = -float(self._floats[SCORE_SUM, 0]) / self.root_visits if utility and self.root_visits else 0.0
         return select_leaves(self._ints, self._floats, self.root.cells, self.root.info, self.geo.zobrist,
                              self.geo.width, self.geo.action_point, self.spec, float(self.rules.komi),
                              cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, self._has_score, utility, center,
-                             cfg.score_utility_scale * self.rules.size, budget, self._leaf_nodes,
+                             cfg.score_utility_scale * self.rules.size,
+                             cfg.forced_playouts_k if self._forced else 0.0, root_path, budget, self._leaf_nodes,
                              self._leaf_cells, self._leaf_info, self._leaf_legal)
 
     def run(self, visits: int | None = None, *, playouts: int | None = None, seconds: float | None = None,
@@ -388,7 +485,7 @@ class Search:
             raise ValueError("give a visit, playout or time limit")
         started = last_report = time.perf_counter()
         done = 0
-        if not self.begin(noise):
+        if not self.begin(noise, visits):
             return self.result(0.0, 0)
         while not self._full:
             budget = self.budget(visits, playouts, done)
@@ -429,7 +526,7 @@ class Search:
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(self._ints, 0, line)
         result = SearchResult(visits, q, priors, value, simulations, seconds, [int(a) for a in line[:length]],
-                              ownership=self.ownership())
+                              ownership=self.ownership(), **self._targets(visits, q, priors))
         if not self._has_score or not self.root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)
@@ -438,6 +535,20 @@ class Search:
         mean, stdev = _score_statistics(self._floats[:, :1], np.float32([self.root_visits]))
         return replace(result, score_mean=-float(mean[0]), score_stdev=float(stdev[0]), move_scores=moves,
                        move_score_stdevs=stdevs)
+
+    def _targets(self, visits: np.ndarray, q: np.ndarray, priors: np.ndarray) -> dict[str, object]:
+        """The policy target (and move) of a Gumbel or forced-playout search, for :class:`SearchResult`."""
+        if not visits.sum():
+            return {}
+        if self._gumbel is not None:
+            raw_value = float(self._floats[NET_VALUE, 0])
+            return {"policy_target": self._gumbel.policy_target(visits, q, raw_value),
+                    "gumbel_action": self._gumbel.final_action(visits, q, raw_value)}
+        if self._forced:
+            cfg = self.config
+            return {"policy_target": prune_policy_target(visits, priors, q, parent_visits=self.root_visits,
+                                                         c_puct=cfg.c_puct, k=cfg.forced_playouts_k)}
+        return {}
 
     def child_pv(self, action: int, limit: int = 32) -> list[int]:
         """The most-visited line starting with ``action`` (for analysis output)."""

@@ -82,7 +82,8 @@ class Player:
 
     def search_for(self, game: Game) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused."""
-        if self._search is None or not self.config.reuse_tree or self._search.rules != game.rules:
+        fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
+        if self._search is None or fresh or self._search.rules != game.rules:
             self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
         else:
             self._search.set_game(game)
@@ -159,7 +160,8 @@ class Player:
         judged = self._judge_pass(game, ends, result) if ends else None
         if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
-        if len(game.moves) < self.config.temperature_moves and self.config.temperature > 0:
+        sampled = len(game.moves) < self.config.temperature_moves and self.config.temperature > 0
+        if sampled and result.gumbel_action is None:  # a Gumbel search's move is already sampled by its noise
             policy = result.policy(self.config.temperature)
             action = int(self.rng.choice(len(policy), p=policy))
         else:

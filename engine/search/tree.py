@@ -79,14 +79,26 @@ def reset_tree(ints, floats, count):
 
 
 @njit(cache=True)
-def _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, score_center, score_scale):
-    """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on)."""
+def _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, score_center, score_scale, forced_k):
+    """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on).
+
+    ``forced_k`` > 0 (KataGo's forced playouts, for the root of a self-play search): a child that has
+    visits but fewer than ``sqrt(forced_k * P * sum of the children's visits)`` is taken first.
+    """
     first = ints[FIRST_CHILD, node]
     last = first + ints[NUM_CHILDREN, node]
     visited_prior = 0.0
+    child_visits = 0
     for c in range(first, last):
-        if ints[VISITS, c] + ints[VIRTUAL, c] > 0:
+        n = ints[VISITS, c] + ints[VIRTUAL, c]
+        if n > 0:
             visited_prior += floats[PRIOR, c]
+            child_visits += n
+    if forced_k > 0.0:
+        for c in range(first, last):
+            n = ints[VISITS, c] + ints[VIRTUAL, c]
+            if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits):
+                return c
     fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
     parent_visits = ints[VISITS, node] + ints[VIRTUAL, node]
     explore = c_puct * math.sqrt(max(parent_visits, 1))
@@ -150,7 +162,7 @@ def _terminal(cells, info, W, action_point, spec, komi):
 @njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
                   c_puct, fpu_reduction, root_fpu_reduction, scored, score_utility, score_center, score_scale,
-                  budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
+                  forced_k, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
@@ -159,11 +171,18 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     early when a simulation reaches a leaf already in it. ``scored``: the tree keeps
     scores (the evaluator has a score head); ``score_center`` is the root's mean
     score for its side to move (points); ``score_utility`` 0 turns the score term off.
+    ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`).
+    ``root_path`` (``int64[K]``, may be empty): simulation ``s`` of this call (finished games
+    counted) descends from the root into child node ``root_path[s]`` instead of the PUCT choice
+    (Gumbel's sequential halving chooses the root's children); past ``K`` the batch ends.
     """
     num_points = action_point.shape[0]
     root_flat = root_cells.ravel()
     leaves = 0
     finished = 0
+    forced_root = root_path.shape[0] > 0
+    if forced_root:
+        budget = min(budget, root_path.shape[0])
     while leaves < leaf_nodes.shape[0] and leaves + finished < budget:
         cells = leaf_cells[leaves]
         info = leaf_info[leaves]
@@ -173,8 +192,13 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
         center = score_center
         ints[VIRTUAL, 0] += 1
         while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0:
-            reduction = root_fpu_reduction if node == 0 else fpu_reduction
-            node = _best_child(ints, floats, node, c_puct, reduction, score_utility, center, score_scale)
+            if node == 0 and forced_root:
+                node = root_path[leaves + finished]
+            elif node == 0:
+                node = _best_child(ints, floats, 0, c_puct, root_fpu_reduction, score_utility, center, score_scale,
+                                   forced_k)
+            else:
+                node = _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, center, score_scale, 0.0)
             center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]

@@ -30,7 +30,7 @@ from training.territory import FinalBoard
 
 def _record(**changes: object) -> SelfPlayRecord:
     fields = dict(rules=GOMOKU6, model="000003-b1c8", actions=(14, 21, 15), targets=(True, False, True),
-                  visits=(((14, 10), (20, 5)), None, ((15, 7),)), values=(0.1, -0.2, 0.3),
+                  policy=(((14, 10), (20, 5)), None, ((15, 7),)), values=(0.1, -0.2, 0.3),
                   result=Outcome(Color.BLACK, None, "five"), resign_disabled=True, would_resign="W",
                   readouts=16, cheap_readouts=2)
     fields.update(changes)
@@ -49,8 +49,8 @@ def test_record_round_trip(tmp_path: Path) -> None:
 def test_record_rejects_inconsistent_lengths() -> None:
     with pytest.raises(ValueError, match="3 actions but 2 target flags"):
         _record(targets=(True, False))
-    with pytest.raises(ValueError, match="policy target needs its visits"):
-        _record(visits=(None, None, ((15, 7),)))
+    with pytest.raises(ValueError, match="policy target needs its policy"):
+        _record(policy=(None, None, ((15, 7),)))
 
 
 def test_truncated_record_is_rejected_naming_the_file(tmp_path: Path) -> None:
@@ -69,10 +69,37 @@ def test_record_of_another_version_is_rejected(tmp_path: Path) -> None:
         read_record(path)
 
 
+def test_policy_weights_keep_integer_counts_and_probabilities(tmp_path: Path) -> None:
+    record = _record(policy=(((14, 0.6251234567), (20, 0.3748765433)), None, ((15, 7.0),)))
+    data = record.to_dict()
+    assert data["policy"] == [[[14, 0.625123], [20, 0.374877]], None, [[15, 7]]]
+    assert read_record(write_record(tmp_path, record)).policy[0] == ((14, 0.625123), (20, 0.374877))
+    data["policy"][2] = [[15, -1]]
+    path = tmp_path / "negative.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(RecordFormatError, match="negative"):
+        read_record(path)
+
+
+def _older(data: dict, version: int) -> dict:
+    """A version 3 record's dict as version 2 wrote it (integer ``visits``), or version 1 (no ``final``)."""
+    data = dict(data, format_version=version, visits=data.pop("policy"))
+    if version == 1:
+        del data["final"]
+    return data
+
+
+def test_version_2_records_read_their_visit_counts(tmp_path: Path) -> None:
+    record = _record()
+    path = tmp_path / "v2.game.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(_older(record.to_dict(), 2)).encode()))
+    assert read_record(path).policy == record.policy
+
+
 def test_version_1_records_read_without_a_final_board(tmp_path: Path) -> None:
     data = _record(rules=GO5, actions=(1, 2, 3)).to_dict()
-    assert data["format_version"] == 2 and data["final"] is None
-    del data["final"]
+    assert data["format_version"] == 3 and data["final"] is None
+    data = _older(data, 1)
     data["format_version"] = 1
     path = tmp_path / "old.game.json.gz"
     path.write_bytes(gzip.compress(json.dumps(data).encode()))

@@ -109,3 +109,34 @@ def test_the_loop_takes_the_auxiliary_heads_and_their_loss_weights(tmp_path: Pat
     assert default.bootstrap.aux_heads is None and default.bootstrap.aux_head_names == ("ownership", "score")
     result = CliRunner().invoke(main, ["loop", str(tmp_path / "bad"), "--aux-heads", "territory"])
     assert result.exit_code == 2 and "territory" in result.output
+
+
+def test_a_cpu_budget_stops_the_run_between_generations(tmp_path: Path) -> None:
+    state = run_loop(tmp_path, replace_paths(_config(generations=5), {"cpu_hours": 1e-9, "rating_games": 0, "gate_games": 0}))
+    assert [row["generation"] for row in state["history"]] == [0, 1]  # generation 1 spent the budget
+    assert state["history"][1]["cpu_seconds"] > 0
+    assert "| 1 | 000001-b1c8.safetensors | yes | 0.0" in (tmp_path / "ratings.md").read_text()
+    more = run_loop(tmp_path, replace_paths(load_config(tmp_path), {"cpu_hours": 10.0}))
+    assert [row["generation"] for row in more["history"]] == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_run_starts_from_a_given_model_and_takes_its_size(tmp_path: Path) -> None:
+    start = tmp_path / "start"
+    run_loop(start, replace_paths(_config(), {"generations": 1, "rating_games": 0, "gate_games": 0}))
+    model = start / "models" / "000001-b1c8.safetensors"
+    config = replace_paths(_config(), {"start_model": str(model), "bootstrap.blocks": 3, "bootstrap.filters": 4,
+                                       "generations": 1, "rating_games": 0, "gate_games": 0})
+    state = run_loop(tmp_path / "run", config)
+    first = tmp_path / "run" / "models" / "000000-b1c8.safetensors"
+    assert state["history"][0]["model"] == first.name  # b1c8, as the start model: not the b3c4 asked for
+    from engine import load_model
+
+    assert load_model(first).info.generation == 0
+    assert load_config(tmp_path / "run").bootstrap.blocks == 1
+
+
+def test_the_loop_command_sets_the_self_play_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _loop_command_config(monkeypatch, str(tmp_path), "--gumbel", "16", "--forced-playouts", "2",
+                                  "--cpu-hours", "2")
+    search = config.selfplay.player.search
+    assert (search.gumbel_considered, search.forced_playouts_k, config.cpu_hours) == (16, 2.0, 2.0)

@@ -72,10 +72,10 @@ def test_playout_cap_randomization_marks_full_searches_as_targets(tmp_path: Path
     elif expect == "all":
         assert all(targets)
         # full searches have readouts visits at the root: the children hold readouts - 1 (reuse may add more)
-        assert all(sum(n for _, n in v) >= 11 for r in records for v in r.visits if v is not None)
+        assert all(sum(n for _, n in v) >= 11 for r in records for v in r.policy if v is not None)
     else:
         assert 0 < sum(targets) < len(targets)
-    cheap = [v for r in records for t, v in zip(r.targets, r.visits) if not t]
+    cheap = [v for r in records for t, v in zip(r.targets, r.policy) if not t]
     assert all(v is None for v in cheap)
 
 
@@ -143,3 +143,37 @@ def test_a_stop_leaves_the_games_in_flight_counted(tmp_path: Path) -> None:
     assert summary.games < 100 and summary.in_flight_games == 4  # parallel_games
     assert summary.moves_played == summary.moves + summary.in_flight_moves + summary.resigned
     assert summary.simulations >= summary.moves_played
+
+
+def _replayed_targets(records: list) -> list[tuple[Game, tuple[tuple[int, float], ...]]]:
+    """Every policy target with the position it was searched in."""
+    targets = []
+    for record in records:
+        game = Game(record.rules)
+        for action, policy in zip(record.actions, record.policy):
+            if policy is not None:
+                targets.append((game.copy(), policy))
+            game.play(action)
+    return targets
+
+
+def test_gumbel_self_play_records_the_completed_q_policy(tmp_path: Path) -> None:
+    config = _config(**{"player.search.gumbel_considered": 4, "player.reuse_tree": False}, full_search_share=1.0)
+    play_games(UniformEvaluator(), GO5, "m", config, 2, SelfPlayOutput(tmp_path))
+    targets = _replayed_targets([read_record(p) for p in list_records(tmp_path)])
+    assert targets
+    for game, policy in targets:
+        assert sum(w for _, w in policy) == pytest.approx(1.0, abs=1e-4)
+        assert {a for a, _ in policy} == set(np.flatnonzero(game.legal_mask()))  # every legal move, not 4
+
+
+def test_forced_playout_self_play_records_pruned_visits(tmp_path: Path) -> None:
+    config = _config(**{"player.search.forced_playouts_k": 2.0, "player.visits": 40}, full_search_share=1.0)
+    play_games(UniformEvaluator(), GOMOKU6, "m", config, 2, SelfPlayOutput(tmp_path))
+    records = [read_record(p) for p in list_records(tmp_path)]
+    targets = _replayed_targets(records)
+    assert targets and all(sum(w for _, w in policy) == pytest.approx(1.0, abs=1e-4) for _, policy in targets)
+    # a uniform prior spreads 39 visits over up to 36 moves; pruning drops every child left with one visit
+    assert all(len(policy) <= 39 // 2 for _, policy in targets)
+    encoder = get_encoder("gomoku4", GOMOKU6)
+    assert sum(len(samples_from_record(r, encoder).value) for r in records) == len(targets)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The self-play methods experiment: five arms of `engine loop` from the bundled 9x9 network, each
+# with the same CPU budget, then every arm's last network rated in the same matches.
+#
+#   benchmarks/strength_experiment.sh [WORK]          # run (or resume) every arm, two at a time
+#   benchmarks/strength_experiment.sh [WORK] rate     # rate every arm's last network (and the start)
+#
+# Arms (9x9, komi 7, Chinese rules; the loop's defaults otherwise: 16 games in flight, resignation
+# at -0.9 with 10% of games playing on, SGD 0.02 cosine, a window of 4 generations):
+#   puct      today's pipeline: PUCT 400 visits, Playout Cap Randomization (25% full searches,
+#             readouts/6 otherwise), policy and value losses only
+#   aux       + the ownership and score losses (KataGo's auxiliary targets)
+#   forced    + forced playouts (k=2) and policy target pruning
+#   gumbel16  Gumbel root search, 16 considered moves, 16 simulations a move, every move a target
+#   gumbel32  the same with 32 simulations
+# Generation sizes give every arm about 6 CPU-minutes of self-play a generation, and training steps
+# draw each new sample about 8 times (batch 256), measured with `engine selfplay --threads 1` on
+# this 2-core machine: PUCT ~2,100 games/CPU-hour (13.6 targets a game), Gumbel 16 ~5,500 (59),
+# Gumbel 32 ~4,400 (43).
+#
+# Budget: CPU_HOURS (default 2) of CPU time per arm, counted by the loop (self-play, gather,
+# training), so arms that share the machine get equal compute; each arm runs on one thread.
+# Everything resumes: run the same command again after any stop. Needs ~1 GB per arm.
+#
+# Rating (`rate`): each arm's last network, and the start network, at 400 visits against GNU Go 3.8
+# level 10 and against the start network, GAMES (default 100) games each, colours alternating,
+# 2 random opening moves, GNU Go scoring (`engine match`); results in WORK/ratings/*.json.
+set -euo pipefail
+
+WORK=${1:-runs/strength}
+ACTION=${2:-run}
+CPU_HOURS=${CPU_HOURS:-2}
+GAMES=${GAMES:-100}
+VISITS=${VISITS:-400}
+ARMS=${ARMS:-"puct gumbel16 aux forced gumbel32"}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
+RULES="chinese size=9 komi=7"
+export PATH="$PATH:/usr/games"
+mkdir -p "$WORK"
+
+arm_options() {
+    local no_aux="--ownership-weight 0 --score-mean-weight 0 --score-stdev-weight 0"
+    case "$1" in
+        puct)     echo "--games 200 --steps 100 $no_aux" ;;
+        aux)      echo "--games 200 --steps 100" ;;
+        forced)   echo "--games 200 --steps 100 --forced-playouts 2" ;;
+        gumbel16) echo "--games 500 --steps 900 --gumbel 16 --readouts 17 --full-search-pct 100" ;;
+        gumbel32) echo "--games 400 --steps 500 --gumbel 16 --readouts 33 --full-search-pct 100" ;;
+        *) echo "unknown arm $1" >&2; return 1 ;;
+    esac
+}
+
+run_arm() {
+    local arm=$1
+    # shellcheck disable=SC2046  # the options are words
+    nice -n 10 engine loop "$WORK/$arm" --game go --size 9 --rules "$RULES" --start-model "$START" \
+        --generations 1000 --cpu-hours "$CPU_HOURS" --threads 1 --seed 13 $(arm_options "$arm") \
+        >"$WORK/$arm.log" 2>&1
+    echo "$arm: done ($(tail -n 1 "$WORK/$arm.log"))"
+}
+
+last_model() {
+    python - "$1" <<'EOF'
+import json, sys
+from pathlib import Path
+run = Path(sys.argv[1])
+print(run / json.loads((run / "state.json").read_text())["best"])
+EOF
+}
+
+rate() {
+    local name=$1 model=$2
+    mkdir -p "$WORK/ratings"
+    local gtp="engine gtp --model $model --visits $VISITS --threads 1"
+    [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
+        "gnugo --mode gtp --level 10 --chinese-rules" --games "$GAMES" --size 9 --komi 7 --random-moves 2 \
+        --seed 1 --sgf-dir "$WORK/ratings/$name-gnugo10" --json >"$WORK/ratings/$name-gnugo10.json"
+    [ "$model" = "$START" ] && return 0
+    [ -f "$WORK/ratings/$name-start.json" ] || nice -n 5 engine match "$gtp" \
+        "engine gtp --model $START --visits $VISITS --threads 1" --games "$GAMES" \
+        --size 9 --komi 7 --random-moves 2 --seed 2 --scorer b --sgf-dir "$WORK/ratings/$name-start" --json \
+        >"$WORK/ratings/$name-start.json"
+}
+
+case "$ACTION" in
+    run)
+        export -f run_arm arm_options
+        export WORK CPU_HOURS START RULES
+        # shellcheck disable=SC2086
+        printf '%s\n' $ARMS | xargs -P 2 -I{} bash -c 'run_arm {}'
+        ;;
+    rate)
+        rate start "$START"
+        for arm in $ARMS; do rate "$arm" "$(last_model "$WORK/$arm")"; done
+        ;;
+    *) echo "usage: $0 [WORK] [run|rate]" >&2; exit 2 ;;
+esac
