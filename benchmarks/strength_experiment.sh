@@ -24,7 +24,8 @@
 #
 # Rating (`rate`): each arm's last network, and the start network, at 400 visits against GNU Go 3.8
 # level 10 and against the start network, GAMES (default 100) games each, colours alternating,
-# 2 random opening moves, GNU Go scoring (`engine match`); results in WORK/ratings/*.json.
+# 2 random opening moves, two games at a time, GNU Go scoring (`engine match --referee`);
+# results in WORK/ratings/*.json (a match cut short is played again).
 set -euo pipefail
 
 WORK=${1:-runs/strength}
@@ -73,14 +74,18 @@ rate() {
     local name=$1 model=$2
     mkdir -p "$WORK/ratings"
     local gtp="engine gtp --model $model --visits $VISITS --threads 1"
+    local match="--games $GAMES --size 9 --komi 7 --random-moves 2 --jobs 2 --referee"
+    # shellcheck disable=SC2086  # $match is words
     [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
-        "gnugo --mode gtp --level 10 --chinese-rules" --games "$GAMES" --size 9 --komi 7 --random-moves 2 \
-        --seed 1 --sgf-dir "$WORK/ratings/$name-gnugo10" --json >"$WORK/ratings/$name-gnugo10.json"
+        "gnugo --mode gtp --level 10 --chinese-rules" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
+        --sgf-dir "$WORK/ratings/$name-gnugo10" --json >"$WORK/ratings/$name-gnugo10.json.part" \
+        && mv "$WORK/ratings/$name-gnugo10.json.part" "$WORK/ratings/$name-gnugo10.json"
     [ "$model" = "$START" ] && return 0
+    # shellcheck disable=SC2086
     [ -f "$WORK/ratings/$name-start.json" ] || nice -n 5 engine match "$gtp" \
-        "engine gtp --model $START --visits $VISITS --threads 1" --games "$GAMES" \
-        --size 9 --komi 7 --random-moves 2 --seed 2 --scorer b --sgf-dir "$WORK/ratings/$name-start" --json \
-        >"$WORK/ratings/$name-start.json"
+        "engine gtp --model $START --visits $VISITS --threads 1" $match "gnugo --mode gtp --chinese-rules" \
+        --seed 2 --sgf-dir "$WORK/ratings/$name-start" --json >"$WORK/ratings/$name-start.json.part" \
+        && mv "$WORK/ratings/$name-start.json.part" "$WORK/ratings/$name-start.json"
 }
 
 case "$ACTION" in

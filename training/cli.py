@@ -489,13 +489,19 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
               help="Uniformly random opening moves, so that deterministic engines play different games.")
 @click.option("--scorer", type=click.Choice(["a", "b"]), default="b", show_default=True,
               help="Whose final_score decides games that end by passing.")
+@click.option("--referee", default=None, metavar="COMMAND",
+              help="A third GTP engine whose final_score decides games that end by passing, e.g. "
+                   "\"gnugo --mode gtp --chinese-rules\" (overrides --scorer).")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Games played at once, each by its own pair of engines.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
               help="Seconds an engine may take over one command before it counts as hung.")
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def match_command(engine_a: str, engine_b: str, games: int, size: int, komi: float, random_moves: int, scorer: str,
-                  timeout: float, sgf_dir: str | None, seed: int, as_json: bool) -> None:
+                  referee: str | None, jobs: int, timeout: float, sgf_dir: str | None, seed: int,
+                  as_json: bool) -> None:
     """Play ENGINE_A against ENGINE_B (two GTP command lines) under Chinese rules: A's win rate and Elo.
 
     Every move is checked by the rules core; an engine that plays an illegal move,
@@ -507,7 +513,8 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int, komi: flo
     from training.gtp_games import GtpMatchConfig, play_gtp_match
 
     try:
-        config = GtpMatchConfig(games, Rules.go(size, "chinese", komi=komi), random_moves, scorer, timeout, seed)
+        config = GtpMatchConfig(games, Rules.go(size, "chinese", komi=komi), random_moves, scorer, timeout, seed,
+                                referee, jobs)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
                 bar.update(1)

@@ -21,7 +21,6 @@ killed run resumes.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ import numpy as np
 from engine import BLACK, WHITE, Game, Rules, dump_sgf, gtp_to_action, write_text
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, gnugo_argv
 from training.gtp_games import play_game
+from training.gtp_jobs import run_jobs
 from training.territory import ended_on_board
 
 __all__ = ["GnuGoGamesConfig", "GnuGoGamesSummary", "gnugo_territory", "missing_games", "write_gnugo_games"]
@@ -93,37 +93,24 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
     """
     todo = missing_games(out_dir, config)
     already = config.games - len(todo)
-    lock = threading.Lock()
-    started, done = time.perf_counter(), [0]
+    started, written = time.perf_counter(), [0]
     name = f"GNU Go level {config.level}"
-    failures: list[BaseException] = []
 
-    def work(job: int) -> None:
+    def open_engine(job: int) -> GTPClient:
         argv = gnugo_argv(binary, "--seed", str(config.seed * 1000 + job), level=config.level)
-        try:
-            with GTPClient(argv, config.timeout, f"gnugo job {job}") as engine:
-                while True:
-                    with lock:
-                        if not todo or failures:
-                            return
-                        index = todo.pop(0)
-                    rng = np.random.default_rng([config.seed, index])
-                    game, outcome = play_game(engine, engine, config.rules, config.random_moves, rng)
-                    territory = gnugo_territory(engine, game) if ended_on_board(game) else None
-                    text = dump_sgf(game, black_name=name, white_name=name, result=outcome, territory=territory)
-                    write_text(_path(out_dir, config, index), text)
-                    with lock:
-                        done[0] += 1
-                        if on_game is not None:
-                            on_game()
-        except BaseException as error:  # noqa: BLE001 -- re-raised in the calling thread
-            failures.append(error)
+        return GTPClient(argv, config.timeout, f"gnugo job {job}")
 
-    threads = [threading.Thread(target=work, args=(job,)) for job in range(config.jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    return GnuGoGamesSummary(done[0], already, time.perf_counter() - started)
+    def play(engine: GTPClient, index: int) -> None:
+        game, outcome = play_game(engine, engine, config.rules, config.random_moves,
+                                  np.random.default_rng([config.seed, index]))
+        territory = gnugo_territory(engine, game) if ended_on_board(game) else None
+        text = dump_sgf(game, black_name=name, white_name=name, result=outcome, territory=territory)
+        write_text(_path(out_dir, config, index), text)
+
+    def done(_index: int, _played: None) -> None:
+        written[0] += 1
+        if on_game is not None:
+            on_game()
+
+    run_jobs(todo, config.jobs, open_engine, play, done)
+    return GnuGoGamesSummary(written[0], already, time.perf_counter() - started)

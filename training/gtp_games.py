@@ -9,7 +9,9 @@ Every move either engine generates is checked through
 naming the engine); a game ends after two passes, a resignation or the rules'
 move cap. Finished-by-passing games are scored by the scorer engine's
 ``final_score`` (B by default: GNU Go's dead-stone judgement is the usual
-referee), which falls back to the board as it stands. Engines are spoken to
+referee), or by a third engine, the ``referee`` (GNU Go, when neither player is),
+which is shown the whole game; without an answer the board as it stands counts.
+``jobs`` pairs of engines play games at once. Engines are spoken to
 through :class:`~training.gtp_client.GTPClient`, so a hung engine ends the run
 after its timeout instead of blocking it.
 """
@@ -17,25 +19,29 @@ after its timeout instead of blocking it.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump_sgf, gtp_to_action, write_text
 from training.baselines import random_move
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPEngineError
+from training.gtp_jobs import run_jobs
 from training.match import MatchResult
 
-__all__ = ["GtpMatchConfig", "play_game", "play_gtp_match"]
+__all__ = ["GtpMatchConfig", "play_game", "referee_outcome", "play_gtp_match"]
 
 
 @dataclass(frozen=True)
 class GtpMatchConfig:
     """A match between two GTP engines: games, rules, random opening moves (so that deterministic
-    engines play different games), whose ``final_score`` scores a game that ends by passing ("a" or
-    "b"), each engine's seconds per command, the seed of the random moves."""
+    engines play different games), whose ``final_score`` scores a game that ends by passing ("a",
+    "b", or the ``referee``, a third engine's command line, when given), each engine's seconds per
+    command, the seed of the random moves, the games played at once (each by its own engines)."""
 
     games: int = 20
     rules: Rules = field(default_factory=lambda: Rules.go(9, "chinese", komi=7.0))
@@ -43,14 +49,21 @@ class GtpMatchConfig:
     scorer: str = "b"
     timeout: float = DEFAULT_TIMEOUT
     seed: int = 0
+    referee: str | None = None
+    jobs: int = 1
+
+    def __post_init__(self) -> None:
+        if self.scorer not in ("a", "b") or self.jobs < 1:
+            raise ValueError(f"scorer must be 'a' or 'b' and jobs at least 1, not {self.scorer!r} and {self.jobs}")
 
 
 def play_game(black: GTPClient, white: GTPClient, rules: Rules, random_moves: int, rng: np.random.Generator,
-              scorer: GTPClient | None = None) -> tuple[Game, Outcome]:
+              scorer: GTPClient | None = None, referee: GTPClient | None = None) -> tuple[Game, Outcome]:
     """One game (``black`` may be ``white``: self-play) after ``random_moves`` random opening moves.
 
-    A scored game's result is the ``scorer``'s ``final_score`` (default: the
-    white engine's), else the board as it stands under ``rules``.
+    A scored game's result is the ``referee``'s verdict (:func:`referee_outcome`) when there is
+    one, else the ``scorer``'s ``final_score`` (default: the white engine's), else the board as
+    it stands under ``rules``.
     """
     players = {Color.BLACK: black, Color.WHITE: white}
     engines = list({id(engine): engine for engine in (black, white)}.values())
@@ -83,10 +96,39 @@ def play_game(black: GTPClient, white: GTPClient, rules: Rules, random_moves: in
             raise GTPEngineError(f"{mover.name} played {vertex!r} as {color.letter}: {error}") from error
         tell_others(mover, color, vertex)
     outcome = game.outcome()
-    if game.resigned is None:  # scored: the scorer's dead-stone judgement
+    if game.resigned is None and referee is not None:
+        outcome = referee_outcome(referee, game) or outcome
+    elif game.resigned is None:  # scored: the scorer's dead-stone judgement
         outcome = Outcome.from_sgf((scorer or white).send("final_score")) or outcome
     assert outcome is not None
     return game, outcome
+
+
+def referee_outcome(referee: GTPClient, game: Game) -> Outcome | None:
+    """The ``referee``'s ``final_score`` of ``game``, which it is shown from the empty board."""
+    rules = game.rules
+    commands = [f"boardsize {rules.size}", "clear_board", f"komi {rules.komi:g}"]
+    commands += [f"play {move.color.letter} {action_to_gtp(move.action, rules.size)}" for move in game.moves]
+    referee.send_many(commands)
+    return Outcome.from_sgf(referee.send("final_score"))
+
+
+class _Engines(NamedTuple):
+    a: GTPClient
+    b: GTPClient
+    referee: GTPClient | None
+
+
+@contextmanager
+def _engines(engine_a: str, engine_b: str, config: GtpMatchConfig, job: int) -> Iterator[_Engines]:
+    suffix = f" {job + 1}" if config.jobs > 1 else ""
+    with ExitStack() as stack:
+        a = stack.enter_context(GTPClient(shlex.split(engine_a), config.timeout, "A" + suffix))
+        b = stack.enter_context(GTPClient(shlex.split(engine_b), config.timeout, "B" + suffix))
+        referee = None
+        if config.referee:
+            referee = stack.enter_context(GTPClient(shlex.split(config.referee), config.timeout, "referee" + suffix))
+        yield _Engines(a, b, referee)
 
 
 def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir: str | Path | None = None,
@@ -97,18 +139,24 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
     that failed (refused a command, hung, died, or played an illegal move).
     """
     result = MatchResult(engine_a, engine_b)
-    with GTPClient(shlex.split(engine_a), config.timeout, "A") as a, \
-            GTPClient(shlex.split(engine_b), config.timeout, "B") as b:
-        for index in range(config.games):
-            a_color = Color.BLACK if index % 2 == 0 else Color.WHITE
-            black, white = (a, b) if a_color == Color.BLACK else (b, a)
-            game, outcome = play_game(black, white, config.rules, config.random_moves,
-                                      np.random.default_rng([config.seed, index]),
-                                      scorer=a if config.scorer == "a" else b)
-            result.add(outcome, a_color, len(game.moves))
-            if sgf_dir is not None:
-                write_text(Path(sgf_dir) / f"game-{index + 1:04d}.sgf",
-                           dump_sgf(game, black_name=black.name, white_name=white.name, result=outcome))
-            if on_game is not None:
-                on_game(result)
+
+    def play(engines: _Engines, index: int) -> tuple[Game, Outcome, Color, str, str]:
+        a_color = Color.BLACK if index % 2 == 0 else Color.WHITE
+        black, white = (engines.a, engines.b) if a_color == Color.BLACK else (engines.b, engines.a)
+        game, outcome = play_game(black, white, config.rules, config.random_moves,
+                                  np.random.default_rng([config.seed, index]),
+                                  scorer=engines.a if config.scorer == "a" else engines.b, referee=engines.referee)
+        return game, outcome, a_color, black.name, white.name
+
+    def done(index: int, played: tuple[Game, Outcome, Color, str, str]) -> None:
+        game, outcome, a_color, black, white = played
+        result.add(outcome, a_color, len(game.moves))
+        if sgf_dir is not None:
+            write_text(Path(sgf_dir) / f"game-{index + 1:04d}.sgf",
+                       dump_sgf(game, black_name=black, white_name=white, result=outcome))
+        if on_game is not None:
+            on_game(result)
+
+    run_jobs(list(range(config.games)), config.jobs, lambda job: _engines(engine_a, engine_b, config, job),
+             play, done)
     return result

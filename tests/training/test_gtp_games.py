@@ -92,6 +92,29 @@ def test_a_match_between_two_gtp_engines_counts_both_colours(gnugo_path: str, tm
     assert sorted(path.name for path in tmp_path.iterdir()) == ["game-0001.sgf", "game-0002.sgf"]
 
 
+PASSER = _fake_engine("'= pass'")
+COUNTING_REFEREE = [sys.executable, "-c", (
+    "import sys\n"
+    "plays = 0\n"
+    "for line in sys.stdin:\n"
+    "    word = line.split()[0] if line.split() else ''\n"
+    "    plays = 0 if word == 'clear_board' else plays + (word == 'play')\n"
+    "    print(f'= W+{plays}' if word == 'final_score' else '=', end='\\n\\n', flush=True)\n"
+    "    if word == 'quit': break\n")]
+
+
+def test_a_referee_scores_the_games_it_is_shown_on_parallel_jobs(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["match", shlex.join(PASSER), shlex.join(PASSER), "--games", "4", "--size", "5",
+                                       "--random-moves", "3", "--referee", shlex.join(COUNTING_REFEREE),
+                                       "--jobs", "2", "--sgf-dir", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    # 3 random moves and two passes: the referee saw 5 moves and gave white the game by that count
+    assert summary["games"] == 4 and summary["a_black_games"] == 2 and summary["wins"] == 2
+    records = [load_sgf((tmp_path / f"game-{i:04d}.sgf").read_text()) for i in range(1, 5)]
+    assert all(record.result == Outcome.from_sgf("W+5") for record in records)
+
+
 def test_a_hung_engine_ends_the_match_at_its_timeout() -> None:
     result = CliRunner().invoke(main, ["match", shlex.join(HUNG), shlex.join(STUBBORN), "--games", "1", "--size", "5",
                                        "--timeout", "0.5"])
