@@ -13,10 +13,12 @@
 #   forced    + forced playouts (k=2) and policy target pruning
 #   gumbel16  Gumbel root search, 16 considered moves, 16 simulations a move, every move a target
 #   gumbel32  the same with 32 simulations
-# Generation sizes give every arm about 6 CPU-minutes of self-play a generation, and training steps
-# draw each new sample about 8 times (batch 256), measured with `engine selfplay --threads 1` on
-# this 2-core machine: PUCT ~2,100 games/CPU-hour (13.6 targets a game), Gumbel 16 ~5,500 (59),
-# Gumbel 32 ~4,400 (43).
+# Every arm trains 150 steps of 256 samples a generation (about 3.5 CPU-minutes: 1.4 s a step on
+# one thread) after about 6 CPU-minutes of self-play, measured with `engine selfplay --threads 1` on
+# this 2-core machine: PUCT ~1,800 games/CPU-hour (13.7 targets a game), Gumbel 16 ~8,000 (49),
+# Gumbel 32 ~4,400 (43). So the methods differ in how many targets a CPU-hour buys, and each
+# PUCT sample is drawn about 14 times over its four generations in the window, a Gumbel 16 one
+# about 1.2 times.
 #
 # Budget: CPU_HOURS (default 2) of CPU time per arm, counted by the loop (self-play, gather,
 # training), so arms that share the machine get equal compute; each arm runs on one thread.
@@ -43,11 +45,11 @@ mkdir -p "$WORK"
 arm_options() {
     local no_aux="--ownership-weight 0 --score-mean-weight 0 --score-stdev-weight 0"
     case "$1" in
-        puct)     echo "--games 200 --steps 100 $no_aux" ;;
-        aux)      echo "--games 200 --steps 100" ;;
-        forced)   echo "--games 200 --steps 100 --forced-playouts 2" ;;
-        gumbel16) echo "--games 500 --steps 900 --gumbel 16 --readouts 17 --full-search-pct 100" ;;
-        gumbel32) echo "--games 400 --steps 500 --gumbel 16 --readouts 33 --full-search-pct 100" ;;
+        puct)     echo "--games 200 $no_aux" ;;
+        aux)      echo "--games 200" ;;
+        forced)   echo "--games 200 --forced-playouts 2" ;;
+        gumbel16) echo "--games 800 --gumbel 16 --readouts 17 --full-search-pct 100" ;;
+        gumbel32) echo "--games 500 --gumbel 16 --readouts 33 --full-search-pct 100" ;;
         *) echo "unknown arm $1" >&2; return 1 ;;
     esac
 }
@@ -56,7 +58,7 @@ run_arm() {
     local arm=$1
     # shellcheck disable=SC2046  # the options are words
     nice -n 10 engine loop "$WORK/$arm" --game go --size 9 --rules "$RULES" --start-model "$START" \
-        --generations 1000 --cpu-hours "$CPU_HOURS" --threads 1 --seed 13 $(arm_options "$arm") \
+        --generations 1000 --cpu-hours "$CPU_HOURS" --threads 1 --seed 13 --steps 150 $(arm_options "$arm") \
         >"$WORK/$arm.log" 2>&1
     echo "$arm: done ($(tail -n 1 "$WORK/$arm.log"))"
 }

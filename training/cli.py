@@ -411,6 +411,8 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
               show_default=True, callback=_share)
 @_selfplay_method_options("selfplay__player__search__")
+@click.option("--resign-threshold", "selfplay__player__resign_threshold", type=click.FloatRange(-1, 1), default=-0.9,
+              show_default=True, help="Self-play resigns after 3 of its moves valued below this.")
 @click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--cpu-hours", "cpu_hours", type=click.FloatRange(0, min_open=True), default=None,

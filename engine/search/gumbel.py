@@ -216,3 +216,12 @@ class GumbelRoot:
     def policy_target(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> np.ndarray:
         """See :func:`improved_policy`."""
         return improved_policy(self.logits, self._sigma_q(visits, q, raw_value))
+
+    def value(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> float:
+        """The root's value under the improved policy: its completed Q weighted by :meth:`policy_target`.
+
+        The visits' mean would average in the moves that sequential halving visits only to rule
+        them out; a resignation rule reading it resigned won games.
+        """
+        policy = self.policy_target(visits, q, raw_value)
+        return float(np.dot(policy, completed_q(q, visits, self.logits, raw_value)))

@@ -115,7 +115,8 @@ class SearchResult:
     ``policy_target`` (``float32[N*N+1]``, sums to 1) is what self-play should learn when it is not the
     visit distribution: the pruned visits of a search with forced playouts, or a Gumbel search's
     completed-Q policy. ``gumbel_action`` is a Gumbel search's move (the halving's winner), which
-    :attr:`best_action` then returns.
+    :attr:`best_action` then returns; a Gumbel search's ``value`` is that of its improved policy
+    (:meth:`engine.search.gumbel.GumbelRoot.value`).
     """
 
     visits: np.ndarray
@@ -525,8 +526,9 @@ class Search:
                                          self.spec, float(self.rules.komi)))
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(self._ints, 0, line)
-        result = SearchResult(visits, q, priors, value, simulations, seconds, [int(a) for a in line[:length]],
-                              ownership=self.ownership(), **self._targets(visits, q, priors))
+        targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
+        result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
+                              pv=[int(a) for a in line[:length]], ownership=self.ownership(), **targets)
         if not self._has_score or not self.root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)
@@ -543,7 +545,8 @@ class Search:
         if self._gumbel is not None:
             raw_value = float(self._floats[NET_VALUE, 0])
             return {"policy_target": self._gumbel.policy_target(visits, q, raw_value),
-                    "gumbel_action": self._gumbel.final_action(visits, q, raw_value)}
+                    "gumbel_action": self._gumbel.final_action(visits, q, raw_value),
+                    "value": self._gumbel.value(visits, q, raw_value)}
         if self._forced:
             cfg = self.config
             return {"policy_target": prune_policy_target(visits, priors, q, parent_visits=self.root_visits,

@@ -143,3 +143,13 @@ def test_negative_settings_are_refused() -> None:
         SearchConfig(forced_playouts_k=-1)
     with pytest.raises(ValueError):
         SearchConfig(gumbel_considered=-2)
+
+
+def test_a_gumbel_search_values_the_root_by_its_improved_policy() -> None:
+    # one move wins, the rest lose: the halving's visits to losing moves must not drag the value down
+    priors = np.ones(RULES.num_actions, dtype=np.float32)
+    priors[GOOD] = 2.0
+    result = _search(SearchConfig(gumbel_considered=16), 0, OneGoodMove(priors)).run(33, noise=False)
+    mean = float((result.visits * result.q).sum() / result.visits.sum())
+    assert mean < 0 < result.value
+    assert result.value > 0.9
