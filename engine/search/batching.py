@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.core.position import PositionBatch
+from engine.core.rules import Rules
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.mcts import Search, SearchResult
 
@@ -80,16 +81,16 @@ class SearchJob:
 def step(jobs: Sequence[SearchJob]) -> int:
     """Advance every unfinished job by one leaf batch; return the number of evaluator calls made.
 
-    Jobs are grouped by evaluator (by identity); each group's leaves go to its
-    evaluator in one call. All positions in a group have one game and size.
+    Jobs are grouped by evaluator (by identity) and rules, since a batch holds
+    positions of one game and size; each group's leaves go to its evaluator in one call.
     """
-    groups: dict[int, list[tuple[SearchJob, PositionBatch, np.ndarray]]] = {}
+    groups: dict[tuple[int, Rules], list[tuple[SearchJob, PositionBatch, np.ndarray]]] = {}
     for job in jobs:
         if job.finished:
             continue
         leaves, legal = job.gather()
         if len(leaves):
-            groups.setdefault(id(job.evaluator), []).append((job, leaves, legal))
+            groups.setdefault((id(job.evaluator), leaves.rules), []).append((job, leaves, legal))
     for group in groups.values():
         evaluator = group[0][0].evaluator
         if len(group) == 1:

@@ -57,6 +57,13 @@ def test_playout_and_time_limits_and_stop_end_a_job() -> None:
     assert by_playouts.simulations == 6
 
 
+def test_one_evaluator_gets_one_call_per_board_size() -> None:
+    counting = Counting()
+    jobs = [_job(counting, 5), SearchJob(Search(Game(Rules.go(7)), counting, SearchConfig(batch_size=4)), counting, 5)]
+    assert _run(jobs) == len(counting.batches) == 2 * 2  # the roots, then one batch of 4: never mixed
+    assert all(job.result().visits.sum() == 4 for job in jobs)
+
+
 def test_a_job_needs_a_limit() -> None:
     with pytest.raises(ValueError, match="limit"):
         _job(Counting(), None)
