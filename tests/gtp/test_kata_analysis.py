@@ -284,3 +284,46 @@ def test_terminate_stops_a_running_search_which_reports_what_it_found() -> None:
     assert {r["id"] for r in last} == {"t2", "long"}
     server.join(60)
     assert not server.is_alive()
+
+
+KATRAIN_CONFIG = """# the settings of KaTrain 1.20's analysis_config.cfg
+reportAnalysisWinratesAs = BLACK
+conservativePass = true
+maxVisits = 500
+numAnalysisThreads = 12
+numSearchThreads = 8
+nnMaxBatchSize = 96
+nnCacheSizePowerOfTwo = 20
+nnMutexPoolSizePowerOfTwo = 16
+nnRandomize = true
+"""
+
+
+def test_katrains_queries_get_analyses_from_the_bundled_networks_heads(tmp_path: Path) -> None:
+    """The queries KaTrain 1.20 sent for a three-move 9x9 game and its game review (golden/katrain_queries.jsonl,
+    recorded from its KataGoEngine), answered under KaTrain's config with the bundled network."""
+    from engine import Rules, bundled_model, load_evaluator
+    from gtp.kata_config import apply_settings, read_config
+
+    (tmp_path / "katrain.cfg").write_text(KATRAIN_CONFIG)
+    config, unknown = apply_settings(AnalysisConfig(), read_config(tmp_path / "katrain.cfg"))
+    assert unknown == ["conservativePass", "nnMutexPoolSizePowerOfTwo"]
+    assert config.concurrent == 12 and config.search.batch_size == 8 and config.perspective == "BLACK"
+    evaluator = load_evaluator(Rules.go(9), bundled_model("go"), replace(config.evaluator, runtime="eager"))
+    lines = (GOLDEN / "katrain_queries.jsonl").read_text().splitlines()
+    replies = serve(lines, config, evaluator)
+    final = [r for r in replies if r.get("isDuringSearch") is False]
+    assert not [r for r in replies if "error" in r or "warning" in r]
+    assert sorted(r["id"] for r in final) == sorted(json.loads(line)["id"] for line in lines)
+    for reply in final:
+        asked = json.loads(lines[[json.loads(line)["id"] for line in lines].index(reply["id"])])
+        assert reply["turnNumber"] == asked["analyzeTurns"][0]
+        assert reply["rootInfo"]["visits"] == asked["maxVisits"]
+        assert len(reply["ownership"]) == 81 and len(reply["policy"]) == 82
+        assert reply["moveInfos"] and all(len(info["ownership"]) == 81 for info in reply["moveInfos"])
+        assert all({"scoreLead", "scoreMean", "scoreStdev", "winrate", "lcb", "prior", "pv", "utility"} <= set(info)
+                   for info in reply["moveInfos"])
+    # black's view on every turn (KaTrain forces BLACK): the network gives black about 11 points more of the board
+    # in all these positions, so the sum stays positive whoever is to move
+    assert {r["rootInfo"]["currentPlayer"] for r in final} == {"B", "W"}
+    assert all(sum(r["ownership"]) > 5 for r in final)
