@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click

@@ -21,7 +21,8 @@ ENGINE = [sys.executable, "-c", "from engine.cli import main; main()"]
 
 def test_config_files_are_key_value_lines_with_comments(tmp_path: Path) -> None:
     path = tmp_path / "a.cfg"
-    path.write_text("# KataGo\nmaxVisits = 500  # per position\n\nnumSearchThreads=8\nlogDir = gtp_logs\nmaxVisits = 40\n")
+    path.write_text("# KataGo\nmaxVisits = 500  # per position\n\nnumSearchThreads=8\nlogDir = gtp_logs\n"
+                    "maxVisits = 40\n")
     assert read_config(path) == {"maxVisits": "40", "numSearchThreads": "8", "logDir": "gtp_logs"}
     for bad, words in (("just words\n", "expected 'key = value'"), ("@include other.cfg\n", "@include")):
         path.write_text(bad)

@@ -11,8 +11,8 @@ from encoders import get_encoder
 from engine.core.game import Game
 from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf_file
-from engine.search.evaluator import UniformEvaluator
 from engine.search.batching import SearchJob, step
+from engine.search.evaluator import UniformEvaluator
 from engine.search.mcts import Search, SearchConfig
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
 from training.gather import samples_from_record
