@@ -242,6 +242,22 @@ def test_a_root_policy_temperature_widens_the_priors_but_not_the_policy() -> Non
     assert wide["moveInfos"][0]["prior"] < plain["moveInfos"][0]["prior"]
 
 
+class _Slow(Material):
+    """Takes 2 ms an evaluation: longer than the report interval below."""
+
+    def evaluate(self, positions: Any, legal: np.ndarray | None = None) -> Evaluation:
+        threading.Event().wait(0.002)
+        return super().evaluate(positions, legal)
+
+
+def test_reports_during_the_search_come_before_exactly_one_final_response() -> None:
+    replies = serve([query("r", maxVisits=40, reportDuringSearchEvery=0.001)], evaluator=_Slow())
+    assert [r["isDuringSearch"] for r in replies][-1] is False
+    assert sum(not r["isDuringSearch"] for r in replies) == 1 and len(replies) > 2
+    visits = [r["rootInfo"]["visits"] for r in replies]
+    assert visits == sorted(visits) and visits[-1] == 40
+
+
 class _Lines:
     """A binary output that hands each written line to a queue."""
 
