@@ -65,6 +65,9 @@ _HOMES = {
     "Evaluation": "engine.search.evaluator",
     "Evaluator": "engine.search.evaluator",
     "RolloutEvaluator": "engine.search.evaluator",
+    # engine.search.batching
+    "SearchJob": "engine.search.batching",
+    "step": "engine.search.batching",
     # engine.search.mcts
     "Search": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",

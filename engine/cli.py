@@ -49,6 +49,7 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy={"bench": "engine.cli:bench", "gtp": "gtp.cli:gtp_command", "gomocup": "gtp.cli:gomocup_command",
+                   "analysis": "gtp.cli:analysis_command",
                    "bootstrap": "training.cli:bootstrap_command", "selfplay": "training.cli:selfplay_command",
                    "gather": "training.cli:gather_command", "train": "training.cli:train_command",
                    "validate": "training.cli:validate_command", "evaluate": "training.cli:evaluate_command",
@@ -57,6 +58,7 @@ class LazyGroup(click.Group):
              summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
                         "gtp": "Speak GTP on stdin/stdout (Sabaki, Lizzie, GoGui, match tools).",
                         "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout.",
+                        "analysis": "Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batches).",
                         "bootstrap": "Write a randomly initialised model (generation 0).",
                         "selfplay": "Play self-play games with a model; write game records and SGF.",
                         "gather": "Replay game records or SGF files into shuffled training chunks.",

@@ -1,4 +1,5 @@
-"""Protocol front ends over the engine: GTP for GUIs and match tools, Gomocup for Gomoku managers.
+"""Protocol front ends over the engine: GTP for GUIs and match tools, Gomocup for Gomoku managers, KataGo's JSON
+analysis protocol for KaTrain and batch analysis.
 
 Run a GTP session over any binary streams::
 
@@ -10,8 +11,9 @@ Modules: ``protocol`` (the GTP codec; no engine import), ``registry`` (the
 command table), ``session`` (streams, reader thread, dispatch, streamed
 analysis), ``commands`` / ``analysis`` / ``gogui`` (the handlers),
 ``state`` (configuration, game, player, clocks), ``timecontrol``, ``errors``
-(engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol) and
-``cli`` (``engine gtp``, ``engine gomocup``). Names load lazily, so importing
+(engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol),
+``kata_json`` / ``kata_config`` / ``kata_session`` (KataGo's JSON analysis protocol: codec, config, session) and
+``cli`` (``engine gtp``, ``engine gomocup``, ``engine analysis``). Names load lazily, so importing
 ``gtp`` is cheap.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 from engine.lazy import lazy_getattr
 
 __all__ = ["FrontEndConfig", "EngineState", "serve", "build_registry", "Session", "Registry", "GtpError",
-           "TimeControl", "TimeSettings", "play_gomocup"]
+           "TimeControl", "TimeSettings", "play_gomocup", "AnalysisConfig", "AnalysisSession"]
 
 _HOMES = {
     "FrontEndConfig": "gtp.state",
@@ -33,6 +35,8 @@ _HOMES = {
     "TimeControl": "gtp.timecontrol",
     "TimeSettings": "gtp.timecontrol",
     "play_gomocup": "gtp.gomocup",
+    "AnalysisConfig": "gtp.kata_config",
+    "AnalysisSession": "gtp.kata_session",
 }
 
 

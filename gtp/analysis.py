@@ -40,7 +40,8 @@ from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
 from gtp.state import EngineState, parse_color, parse_int
 
-__all__ = ["AnalyzeRequest", "parse_analyze", "format_info", "register", "ANALYSIS_VISITS"]
+__all__ = ["AnalyzeRequest", "MoveStats", "parse_analyze", "candidates", "move_stats", "format_info", "register",
+           "ANALYSIS_VISITS"]
 
 ANALYSIS_VISITS = 1 << 30
 """Visit limit of an open-ended analysis: it runs until stopped or the tree is full."""
@@ -87,7 +88,7 @@ def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool) -> AnalyzeR
     return AnalyzeRequest(color, interval, **options)  # type: ignore[arg-type]
 
 
-def _candidates(result: SearchResult, minmoves: int, maxmoves: int) -> list[int]:
+def candidates(result: SearchResult, minmoves: int = 0, maxmoves: int = 0) -> list[int]:
     """Visited moves by visits (ties by prior), then unvisited ones by prior until ``minmoves``."""
     visited = np.flatnonzero(result.visits > 0)
     order = sorted(visited.tolist(), key=lambda a: (-result.visits[a], -result.priors[a], a))
@@ -103,14 +104,40 @@ def _lcb(winrate: float, visits: float) -> float:
     return max(0.0, winrate - 1.96 * math.sqrt(max(winrate * (1 - winrate), 1e-4) / visits))
 
 
-def _scores(result: SearchResult, action: int) -> str:
-    """``scoreMean M scoreStdev S scoreLead M `` for a move (the root's while unvisited), or nothing."""
-    if result.move_scores is None or result.move_score_stdevs is None:
+@dataclass(frozen=True)
+class MoveStats:
+    """A candidate's numbers as the analysis formats report them, from the side to move: ``utility`` (the
+    mean value in [-1, 1]), ``winrate`` and its ``lcb`` in [0, 1], the ``prior``, and with a score head
+    the mean score and its spread in points (None without one). An unvisited move gets the root's value
+    and scores."""
+
+    visits: int
+    utility: float
+    winrate: float
+    prior: float
+    lcb: float
+    score_mean: float | None
+    score_stdev: float | None
+
+
+def move_stats(result: SearchResult, action: int) -> MoveStats:
+    """The numbers of one root action of ``result`` (see :class:`MoveStats`)."""
+    visits = float(result.visits[action])
+    visited = visits > 0
+    q = float(result.q[action]) if visited else float(result.value)
+    winrate = min(1.0, max(0.0, (q + 1) / 2))
+    mean = stdev = None
+    if result.move_scores is not None and result.move_score_stdevs is not None:
+        mean = float(result.move_scores[action]) if visited else result.score_mean
+        stdev = float(result.move_score_stdevs[action]) if visited else result.score_stdev
+    return MoveStats(int(visits), q, winrate, float(result.priors[action]), _lcb(winrate, visits), mean, stdev)
+
+
+def _scores(stats: MoveStats) -> str:
+    """``scoreMean M scoreStdev S scoreLead M `` for a move, or nothing without a score head."""
+    if stats.score_mean is None:
         return ""
-    visited = result.visits[action] > 0
-    mean = float(result.move_scores[action]) if visited else result.score_mean
-    stdev = float(result.move_score_stdevs[action]) if visited else result.score_stdev
-    return f"scoreMean {mean:.6f} scoreStdev {stdev:.6f} scoreLead {mean:.6f} "
+    return f"scoreMean {stats.score_mean:.6f} scoreStdev {stats.score_stdev:.6f} scoreLead {stats.score_mean:.6f} "
 
 
 def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: bool,
@@ -122,11 +149,8 @@ def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: 
     ``kata`` lines carry the scores when the result has them (an unvisited move gets the root's).
     """
     parts = []
-    for order, action in enumerate(_candidates(result, request.minmoves, request.maxmoves)):
-        visits = float(result.visits[action])
-        q = float(result.q[action]) if visits > 0 else float(result.value)
-        winrate = min(1.0, max(0.0, (q + 1) / 2))
-        prior, lcb = float(result.priors[action]), _lcb(winrate, visits)
+    for order, action in enumerate(candidates(result, request.minmoves, request.maxmoves)):
+        stats = move_stats(result, action)
         if pv_of is not None:
             line = pv_of(action)
         else:
@@ -134,11 +158,12 @@ def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: 
         pv = " ".join(action_to_gtp(a, size) for a in line)
         move = action_to_gtp(action, size)
         if kata:
-            parts.append(f"info move {move} visits {int(visits)} utility {q:.6f} winrate {winrate:.6f} "
-                         f"{_scores(result, action)}prior {prior:.6f} lcb {lcb:.6f} order {order} pv {pv}")
+            parts.append(f"info move {move} visits {stats.visits} utility {stats.utility:.6f} "
+                         f"winrate {stats.winrate:.6f} {_scores(stats)}prior {stats.prior:.6f} lcb {stats.lcb:.6f} "
+                         f"order {order} pv {pv}")
         else:
-            parts.append(f"info move {move} visits {int(visits)} winrate {round(winrate * 10000)} "
-                         f"prior {round(prior * 10000)} lcb {round(lcb * 10000)} order {order} pv {pv}")
+            parts.append(f"info move {move} visits {stats.visits} winrate {round(stats.winrate * 10000)} "
+                         f"prior {round(stats.prior * 10000)} lcb {round(stats.lcb * 10000)} order {order} pv {pv}")
     if ownership is not None and parts:
         parts.append("ownership " + " ".join(f"{x:.4f}" for x in ownership))
     return " ".join(parts)

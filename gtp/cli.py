@@ -1,4 +1,4 @@
-"""``engine gtp`` and ``engine gomocup``: thin click commands over the protocol front ends.
+"""``engine gtp``, ``engine gomocup`` and ``engine analysis``: thin click commands over the protocol front ends.
 
 Only click is imported here; the engine loads when a command runs, so
 ``engine gtp --help`` stays fast.
@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from gtp.kata_config import AnalysisConfig
     from gtp.state import FrontEndConfig
 
-__all__ = ["gtp_command", "gomocup_command"]
+__all__ = ["gtp_command", "gomocup_command", "analysis_command"]
 
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
@@ -152,3 +154,76 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     config = _front_end_config(model, "gomoku", visits, seconds, batch, device, runtime, seed)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
+
+
+@click.command("analysis")
+@click.option("-model", "--model", "model", default=None, callback=_check_model, metavar="PATH",
+              help="Model file [default: the bundled Go network].")
+@click.option("-config", "--config", "config_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="KataGo analysis config (key = value lines); the keys that map onto the engine's are used.")
+@click.option("-override-config", "--override-config", "overrides", default="", metavar="K1=V1,K2=V2",
+              help="Config keys set on top of the config file.")
+@click.option("-analysis-threads", "--analysis-threads", "analysis_threads", type=click.IntRange(1, 16384),
+              default=None, help="Positions searched at once (numAnalysisThreads); their leaves share network calls.")
+@click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
+              help="When stdin closes, stop at once instead of finishing the queued queries.")
+@click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network.")
+@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
+              help="How the network runs: compile (torch.compile; a slower start, faster evaluations on a CPU), "
+                   "eager, or auto (compile on a CPU, eager on a GPU).")
+@click.option("--seed", type=int, default=None, help="Seed of the network's random symmetries (nnRandomize).")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True, help="Diagnostics on stderr.")
+def analysis_command(model: str | None, config_path: str | None, overrides: str, analysis_threads: int | None,
+                     quit_without_waiting: bool, device: str | None, threads: int | None, runtime: str,
+                     seed: int | None, log_level: str) -> None:
+    """Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batch analysis of game collections).
+
+    Accepts KataGo's command line (single or double dashes), so that a program
+    that starts `katago analysis -model M -config C` can start `engine analysis`
+    instead. One JSON query per line; one JSON response per analysed turn.
+    """
+    _setup_logging(log_level)
+    from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, parse_overrides, read_config
+
+    try:
+        settings = read_config(config_path) if config_path is not None else {}
+        settings.update(parse_overrides(overrides))
+        config, unknown = apply_settings(AnalysisConfig(), settings)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if unknown:
+        logging.getLogger(__name__).warning("config keys with no meaning here, ignored: %s", ", ".join(unknown))
+    if analysis_threads is not None:
+        config = replace(config, analysis_threads=analysis_threads)
+    config = replace(config, evaluator=replace(config.evaluator, device=device, runtime=runtime, seed=seed))
+    _serve_analysis(config, _resolve_model(model, "go"), threads, quit_without_waiting)
+
+
+def _serve_analysis(config: AnalysisConfig, model: str | None, threads: int | None,
+                    quit_without_waiting: bool) -> None:
+    """Load the network (a failure ends the command before any input is read), then serve stdin/stdout."""
+    from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info, set_cpu_threads
+    from gtp.kata_session import AnalysisSession
+
+    if model is not None:
+        set_cpu_threads(threads)
+    size = 19
+    if model is not None:
+        try:
+            size = read_info(model).board_size or size  # a network for one board size warms up on that size
+        except (EngineError, ValueError, OSError):
+            pass  # another format: load_evaluator says whether it can read it
+
+    def evaluator_for(rules: Rules) -> Evaluator:
+        return load_evaluator(rules, model, config.evaluator)
+
+    try:
+        rules = Rules.go(size)
+        Search(Game(rules), evaluator_for(rules)).run(2)  # loads the network and compiles the search kernels
+    except (EngineError, ValueError, OSError) as exc:
+        raise click.ClickException(f"cannot load model {model}: {exc}") from exc
+    logging.getLogger(__name__).info("analysis engine ready: %s, %d positions at a time", model or "uniform priors",
+                                     config.concurrent)
+    AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting).run()

@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from importlib import metadata
 from typing import BinaryIO
 
 import numpy as np
@@ -43,6 +42,7 @@ from gtp.protocol import (
     SYNTAX_ERROR,
     UNACCEPTABLE_SIZE,
     GtpError,
+    package_version,
 )
 from gtp.registry import Registry, Request
 from gtp.session import Session
@@ -64,10 +64,7 @@ def version_text() -> str:
     Lizzie splits the answer on spaces and dots and wants the second number to
     be at least 15, so ``0.1.0`` becomes ``0.17 (Leela Zero 0.17 analysis; engine 0.1.0)``.
     """
-    try:
-        version = metadata.version("engine")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
+    version = package_version()
     parts = version.split(".")
     if len(parts) >= 2 and parts[1].isdigit() and int(parts[1]) >= LIZZIE_MINIMUM_MINOR:
         return version

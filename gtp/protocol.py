@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import metadata
 
 __all__ = [
     "MAX_LINE_BYTES", "Command", "GtpError", "preprocess", "parse_line", "decode_line", "leading_id",
     "is_interrupt", "success", "failure", "stream_header", "UNKNOWN_COMMAND", "SYNTAX_ERROR",
     "ILLEGAL_MOVE", "UNACCEPTABLE_SIZE", "CANNOT_UNDO", "CANNOT_SCORE", "INVALID_COLOR", "BAD_VERTEX",
     "BAD_VERTEX_LIST", "BOARD_NOT_EMPTY", "INVALID_STONES", "CANNOT_LOAD", "LINE_TOO_LONG", "INVALID_UTF8",
+    "package_version",
 ]
 
 MAX_LINE_BYTES = 64 * 1024
@@ -141,3 +143,12 @@ def failure(ident: str | None, message: str) -> str:
 def stream_header(ident: str | None) -> str:
     """The first line of a streamed response (analysis): ``=id`` alone, as Leela Zero writes it."""
     return f"={ident or ''}\n"
+
+
+def package_version() -> str:
+    """The installed package's version (``unknown`` when run from a tree that is not installed), for ``version``
+    commands of every front end."""
+    try:
+        return metadata.version("engine")
+    except metadata.PackageNotFoundError:
+        return "unknown"

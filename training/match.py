@@ -33,11 +33,12 @@ from engine import (
     RolloutEvaluator,
     Rules,
     SearchConfig,
+    SearchJob,
     dump_sgf,
     write_text,
 )
 from training.baselines import random_move
-from training.batching import SearchJob, play_in_flight
+from training.batching import play_in_flight
 from training.selfplay import search_comment
 from training.stats import elo_difference, elo_interval, signed, wilson_interval
 

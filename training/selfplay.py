@@ -41,12 +41,13 @@ from engine import (
     ResignationWatch,
     Rules,
     SearchConfig,
+    SearchJob,
     SearchResult,
     action_to_gtp,
     dump_sgf,
     write_text,
 )
-from training.batching import SearchJob, play_in_flight
+from training.batching import play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
 from training.territory import final_board
 

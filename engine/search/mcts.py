@@ -199,6 +199,9 @@ class Search:
         self.root = game.position.copy()
         self._root_legal = game.legal_mask()
         self._root_moves = len(game.moves)
+        self._root_allowed: np.ndarray | None = None
+        self._root_temperature = 1.0
+        self._root_shaped = True
         self.reset()
 
     # ----------------------------------------------------------------- tree
@@ -222,6 +225,7 @@ class Search:
     def set_game(self, game: Game) -> None:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""
         moves = game.moves
+        self._root_allowed, self._root_temperature, self._root_shaped = None, 1.0, True
         reusable = (game.rules == self.rules and len(moves) >= self._root_moves
                     and self._replays_to(game))
         if not reusable:
@@ -255,11 +259,15 @@ class Search:
         self._move_root(child, everything)
 
     def _child_for(self, action: int) -> int:
-        children = self._children()
-        if children.stop == children.start:
+        return self._child_of(0, action)
+
+    def _child_of(self, node: int, action: int) -> int:
+        """The child of ``node`` reached by ``action``, or -1 if the tree has none."""
+        first, count = int(self._ints[FIRST_CHILD, node]), int(self._ints[NUM_CHILDREN, node])
+        if first < 0 or count == 0:
             return -1
-        hits = np.flatnonzero(self._ints[ACTION, children] == action)
-        return children.start + int(hits[0]) if hits.size else -1
+        hits = np.flatnonzero(self._ints[ACTION, first:first + count] == action)
+        return first + int(hits[0]) if hits.size else -1
 
     def _move_root(self, child: int, root_legal: np.ndarray) -> None:
         ints, floats = np.zeros_like(self._ints), np.zeros_like(self._floats)
@@ -289,6 +297,31 @@ class Search:
         floats[:, :used] = self._floats[:, :used]
         self._ints, self._floats = ints, floats
         return True
+
+    def shape_root(self, *, allowed: np.ndarray | None = None, temperature: float = 1.0) -> None:
+        """Analysis settings for the current root (until the root changes): search only the ``allowed``
+        root actions (``bool[N*N+1]``; ignored when it leaves no legal move), and widen (``temperature``
+        > 1) or sharpen the root's priors to ``prior ** (1 / temperature)``, renormalised.
+
+        They apply once the root is expanded: the evaluator still sees the root with all its
+        legal moves, so the network's policy of the root stays what it is.
+        """
+        if temperature <= 0:
+            raise ValueError(f"the root policy temperature must be positive, not {temperature}")
+        self._root_allowed = None if allowed is None or not (allowed & self._root_legal).any() else allowed
+        self._root_temperature = temperature
+        self._root_shaped = False
+        if self._ints[FIRST_CHILD, 0] >= 0:
+            self._shape_expanded_root()
+
+    def _shape_expanded_root(self) -> None:
+        self._root_shaped = True
+        children = self._children()
+        if self._root_temperature != 1.0 and children.stop > children.start:
+            weights = self._floats[PRIOR, children].astype(np.float64) ** (1.0 / self._root_temperature)
+            self._floats[PRIOR, children] = (weights / max(weights.sum(), 1e-30)).astype(np.float32)
+        if self._root_allowed is not None and not self._root_allowed[self._ints[ACTION, children]].all():
+            self._move_root(0, self._root_legal & self._root_allowed)
 
     def _restrict_root(self) -> None:
         """Drop root children the game forbids (superko) by re-rooting the root onto itself."""
@@ -358,6 +391,8 @@ class Search:
         if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
             self._add_noise()
             self._noise_pending = False
+        if not self._root_shaped and self._ints[FIRST_CHILD, 0] >= 0:
+            self._shape_expanded_root()
         if self._gumbel_pending and self._ints[FIRST_CHILD, 0] >= 0:
             self._start_gumbel()
 
@@ -552,6 +587,16 @@ class Search:
             return {"policy_target": prune_policy_target(visits, priors, q, parent_visits=self.root_visits,
                                                          c_puct=cfg.c_puct, k=cfg.forced_playouts_k)}
         return {}
+
+    def line_visits(self, line: list[int]) -> list[int]:
+        """Visits of the nodes that the actions of ``line``, played from the root, reach (while the tree has them)."""
+        node, visits = 0, []
+        for action in line:
+            node = self._child_of(node, action)
+            if node < 0:
+                break
+            visits.append(int(self._ints[VISITS, node]))
+        return visits
 
     def child_pv(self, action: int, limit: int = 32) -> list[int]:
         """The most-visited line starting with ``action`` (for analysis output)."""

@@ -179,6 +179,39 @@ def test_noise_changes_the_root_priors_but_keeps_them_a_distribution() -> None:
     assert result.priors.sum() == pytest.approx(1.0, abs=1e-4)
 
 
+def test_shaped_root_searches_only_the_allowed_moves_with_the_whole_policy_evaluated() -> None:
+    rules = Rules.go(5)
+    favourite = gtp_to_action("C3", 5)
+    evaluator = FixedPriors(favourite, weight=0.9)
+    allowed = np.zeros(rules.num_actions, dtype=np.bool_)
+    allowed[[favourite, gtp_to_action("B2", 5), gtp_to_action("D4", 5)]] = True
+    search = Search(Game(rules), evaluator, SearchConfig(batch_size=4))
+    search.shape_root(allowed=allowed, temperature=2.0)
+    result = search.run(40)
+    assert set(np.flatnonzero(result.visits)) <= set(np.flatnonzero(allowed))
+    assert result.visits.sum() == 39
+    widened = np.sqrt(0.9) / (np.sqrt(0.9) + 25 * np.sqrt(0.1 / 25))  # 0.9 ** (1/2) against 25 moves of 0.1 / 25
+    assert result.priors[favourite] == pytest.approx(widened, rel=1e-4)
+    assert result.priors[favourite] < 0.9
+
+
+def test_a_shape_that_allows_no_legal_move_is_ignored_and_temperature_must_be_positive() -> None:
+    search = Search(Game(Rules.go(5)), Uniform())
+    search.shape_root(allowed=np.zeros(26, dtype=np.bool_))
+    assert search.run(30).visits.sum() == 29
+    with pytest.raises(ValueError, match="temperature"):
+        search.shape_root(temperature=0.0)
+
+
+def test_line_visits_follow_the_principal_variation() -> None:
+    search = Search(Game(Rules.go(5)), FixedPriors(gtp_to_action("C3", 5)), SearchConfig(batch_size=2))
+    result = search.run(60)
+    visits = search.line_visits(result.pv)
+    assert len(visits) == len(result.pv) and visits[0] == result.visits[result.pv[0]]
+    assert visits == sorted(visits, reverse=True)
+    assert search.line_visits([gtp_to_action("A1", 5), gtp_to_action("A1", 5)]) in ([], [0], [1])
+
+
 def test_tree_reuse_keeps_the_chosen_subtree() -> None:
     game = Game(Rules.go(9))
     search = Search(game, FixedPriors(gtp_to_action("E5", 9)), SearchConfig(batch_size=8), seed=0)

@@ -11,10 +11,10 @@ from encoders import get_encoder
 from engine.core.game import Game
 from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf_file
+from engine.search.batching import SearchJob, step
 from engine.search.evaluator import UniformEvaluator
 from engine.search.mcts import Search, SearchConfig
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
-from training.batching import SearchJob, step
 from training.gather import samples_from_record
 from training.records import list_records, read_record
 from training.selfplay import HOLDOUT_DIR, SelfPlayConfig, SelfPlayOutput, play_games

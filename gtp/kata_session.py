@@ -1,0 +1,236 @@
+"""A session of KataGo's JSON analysis protocol: reads request lines, schedules the searches, writes responses.
+
+A reader thread puts the input lines on a queue, so that actions such as
+``terminate`` take effect while searches run. The main thread parses each line
+(:mod:`gtp.kata_json`), answers actions and errors at once, and turns every
+query into one pending job per analysed turn, ordered by priority (highest
+first, earlier queries first among equals). Up to ``AnalysisConfig.concurrent``
+jobs search at once; every step gathers a leaf batch from each and evaluates the
+leaves of all that share a network in one call (:func:`engine.step`). A finished
+search is written at once, so responses come in the order searches end. At the
+end of the input the session finishes the jobs still pending, or, with
+``quit_without_waiting``, stops at once. Only the main thread writes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from engine import EngineError, Evaluation, Evaluator, PositionBatch, Rules, Search, SearchJob, step
+from gtp.kata_config import AnalysisConfig
+from gtp.kata_json import Action, ProtocolError, Query, Turn, analysis_response, encode, no_results, parse_request
+from gtp.protocol import package_version
+
+__all__ = ["AnalysisSession"]
+
+log = logging.getLogger(__name__)
+
+_EOF = object()
+
+
+class _TurnJob(SearchJob):
+    """The search of one analysed turn; keeps the network's policy of the root from its first evaluation."""
+
+    def __init__(self, query: Query, turn: Turn, evaluator: Evaluator) -> None:
+        config = query.config
+        search = Search(turn.game, evaluator, config.search)
+        search.shape_root(allowed=query.allowed.get(turn.game.to_play), temperature=config.root_policy_temperature)
+        super().__init__(search, evaluator, config.visits, playouts=config.playouts, seconds=config.seconds)
+        self.query, self.turn = query, turn
+        self.policy: np.ndarray | None = None
+        self.reported = time.monotonic()
+        self._root_gathered = False
+
+    def gather(self) -> tuple[PositionBatch, np.ndarray]:
+        leaves, legal = super().gather()
+        self._root_gathered = self.policy is None and len(leaves) > 0  # a fresh tree gathers its root alone first
+        return leaves, legal
+
+    def complete(self, evaluation: Evaluation) -> None:
+        if self._root_gathered:
+            self.policy = np.array(evaluation.priors[0], dtype=np.float32)
+        super().complete(evaluation)
+
+    def response(self, during: bool) -> dict[str, Any]:
+        return analysis_response(self.query, self.turn, self.result(), self.search, self.policy, during)
+
+
+class AnalysisSession:
+    """One analysis conversation over binary streams (``sys.stdin.buffer`` / ``sys.stdout.buffer`` or pipes).
+
+    ``evaluator_for(rules)`` gives the evaluator for a board (the command caches one
+    per size); an EngineError from it refuses the query's board size.
+    """
+
+    def __init__(self, config: AnalysisConfig, evaluator_for: Callable[[Rules], Evaluator], stdin: BinaryIO,
+                 stdout: BinaryIO, quit_without_waiting: bool = False) -> None:
+        self.config = config
+        self._evaluator_for = evaluator_for
+        self._evaluators: dict[int, Evaluator] = {}
+        self._stdin, self._stdout = stdin, stdout
+        self._quit_without_waiting = quit_without_waiting
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._pending: list[tuple[int, int, Query, Turn]] = []   # heap of (-priority, order, query, turn)
+        self._order = itertools.count()
+        self._active: list[_TurnJob] = []
+        self._ended = False
+        self._broken = False
+        self._warned_heads = False
+
+    # ------------------------------------------------------------- running
+    def run(self, read_ahead: bool = False) -> None:
+        """Serve until the input ends and the pending queries are answered (or the output closes).
+
+        ``read_ahead`` reads the whole input before the first search (a file of queries), so that the
+        priorities order all of them; otherwise searches start while the input is still read.
+        """
+        if read_ahead:
+            self._read_loop()
+        else:
+            threading.Thread(target=self._read_loop, name="analysis-reader", daemon=True).start()
+        while not self._broken:
+            self._take_input(block=not self._active and not self._pending and not self._ended)
+            if self._ended and self._quit_without_waiting:
+                break
+            self._start_jobs()
+            if not self._active:
+                if self._ended:
+                    break
+                continue
+            self._step()
+
+    def _read_loop(self) -> None:
+        try:
+            for raw in iter(self._stdin.readline, b""):
+                self._lines.put(raw)
+        except (OSError, ValueError) as exc:
+            log.warning("input closed: %s", exc)
+        self._lines.put(_EOF)
+
+    def _take_input(self, block: bool) -> None:
+        """Handle the lines that arrived (waiting for one if ``block``)."""
+        while not self._ended:
+            try:
+                item = self._lines.get(block=block)
+            except queue.Empty:
+                return
+            block = False
+            if item is _EOF:
+                self._ended = True
+                return
+            assert isinstance(item, bytes)
+            self._handle(item.decode("utf-8", errors="replace"))
+
+    def _write(self, reply: dict[str, Any]) -> None:
+        if self._broken:
+            return
+        try:
+            self._stdout.write((encode(reply) + "\n").encode("utf-8"))
+            self._stdout.flush()
+        except (OSError, ValueError):
+            log.warning("output closed; stopping")
+            self._broken = True
+
+    # ------------------------------------------------------------ requests
+    def _handle(self, line: str) -> None:
+        if not line.strip():
+            return
+        try:
+            request = parse_request(line, self.config)
+            if isinstance(request, Action):
+                self._act(request)
+                return
+            for turn in request.turns:  # the board size's network, before anything is queued
+                self._evaluator(turn.game.rules, request.id)
+        except ProtocolError as exc:
+            self._write(exc.response())
+            return
+        for field, message in request.warnings:
+            self._write({"id": request.id, "field": field, "warning": message})
+        for turn in request.turns:
+            heapq.heappush(self._pending, (-turn.priority, next(self._order), request, turn))
+
+    def _evaluator(self, rules: Rules, query_id: str) -> Evaluator:
+        if rules.size not in self._evaluators:
+            try:
+                self._evaluators[rules.size] = self._evaluator_for(rules)
+            except EngineError as exc:
+                raise ProtocolError(str(exc), query_id, "boardXSize") from None
+        return self._evaluators[rules.size]
+
+    def _act(self, action: Action) -> None:
+        reply = dict(action.request)
+        if action.name == "query_version":
+            reply.update(version=package_version(), git_hash="<omitted>")
+        elif action.name == "clear_cache":
+            for evaluator in self._evaluators.values():
+                clear = getattr(evaluator, "clear_cache", None)
+                if clear is not None:
+                    clear()
+        else:
+            self._terminate(action.terminate_id, action.turn_numbers)
+        self._write(reply)
+
+    def _terminate(self, query_id: str | None, turns: frozenset[int] | None) -> None:
+        """Stop the matching searches (they report what they found) and drop the matching pending turns."""
+        def matches(query: Query, turn: Turn) -> bool:
+            return (query_id is None or query.id == query_id) and (turns is None or turn.number in turns)
+
+        kept = []
+        for entry in self._pending:
+            if matches(entry[2], entry[3]):
+                self._write(no_results(entry[2].id, entry[3].number))
+            else:
+                kept.append(entry)
+        if len(kept) != len(self._pending):
+            heapq.heapify(kept)
+            self._pending = kept
+        for job in self._active:
+            if matches(job.query, job.turn):
+                job.stop()
+
+    # ---------------------------------------------------------- searching
+    def _start_jobs(self) -> None:
+        while self._pending and len(self._active) < self.config.concurrent:
+            _, _, query, turn = heapq.heappop(self._pending)
+            self._active.append(_TurnJob(query, turn, self._evaluators[turn.game.rules.size]))
+
+    def _step(self) -> None:
+        try:
+            step(self._active)
+        except Exception as exc:  # noqa: BLE001 -- a failed evaluation fails its searches, not the session
+            log.error("search failed", exc_info=exc)
+            for job in self._active:
+                self._write({"id": job.query.id, "turnNumber": job.turn.number,
+                             "error": f"internal error: {type(exc).__name__}: {exc}"})
+            self._active = []
+            return
+        now = time.monotonic()
+        for job in list(self._active):
+            if job.finished:
+                self._active.remove(job)
+                self._finish(job)
+            elif job.query.report_every is not None and now - job.reported >= job.query.report_every:
+                job.reported = now
+                self._write(job.response(during=True))
+
+    def _finish(self, job: _TurnJob) -> None:
+        if job.search.root_visits == 0 and job.policy is None and not job.turn.game.is_over:
+            self._write(no_results(job.query.id, job.turn.number))  # stopped before its first evaluation
+            return
+        reply = job.response(during=False)
+        if not self._warned_heads and ("scoreLead" not in reply["rootInfo"] or
+                                       (job.query.include_ownership and "ownership" not in reply)):
+            self._warned_heads = True
+            log.warning("the network has no score and ownership heads: responses carry no scoreLead, scoreMean, "
+                        "scoreStdev or ownership")
+        self._write(reply)
