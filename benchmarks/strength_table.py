@@ -1,0 +1,90 @@
+"""The self-play methods experiment as a table: each arm's compute, data and ratings.
+
+    python benchmarks/strength_table.py runs/strength [--png experiment.png]
+
+Reads every arm's ``state.json`` (generations, CPU hours, games, policy targets) and the match
+results that ``benchmarks/strength_experiment.sh WORK rate`` wrote to ``WORK/ratings/`` and prints a
+Markdown table: win rate and Elo (95% intervals) against GNU Go level 10 and against the start
+network. ``--png`` also draws the Elo against GNU Go per arm with its interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+ARMS = ("puct", "aux", "forced", "gumbel16", "gumbel32")
+LABELS = {"start": "start network (bundled)", "puct": "PUCT (today's pipeline)", "aux": "+ auxiliary targets",
+          "forced": "+ forced playouts and pruning", "gumbel16": "Gumbel, 16 simulations",
+          "gumbel32": "Gumbel, 32 simulations"}
+
+
+def _match(work: Path, name: str, opponent: str) -> dict[str, Any] | None:
+    path = work / "ratings" / f"{name}-{opponent}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _cell(match: dict[str, Any] | None) -> str:
+    if match is None:
+        return "not rated"
+    low, high = match["win_rate_interval"]
+    elo_low, elo_high = match["elo_interval"]
+    return (f"{100 * match['win_rate']:.0f}% [{100 * low:.0f}-{100 * high:.0f}] of {match['games']}, "
+            f"Elo {match['elo']:+.0f} [{elo_low:+.0f}, {elo_high:+.0f}]")
+
+
+def _run(work: Path, arm: str) -> dict[str, Any]:
+    state = json.loads((work / arm / "state.json").read_text())
+    history = state["history"][1:]
+    return {"generations": len(history), "cpu_hours": sum(row.get("cpu_seconds", 0.0) for row in history) / 3600,
+            "games": sum(row.get("selfplay", {}).get("games", 0) for row in history),
+            "targets": sum(row.get("selfplay", {}).get("targets", 0) for row in history)}
+
+
+def table(work: Path) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    lines = ["| arm | generations | CPU hours | games | policy targets | vs GNU Go level 10 | vs start network |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    rated = []
+    for name in ("start", *ARMS):
+        if name != "start" and not (work / name / "state.json").exists():
+            continue
+        run = _run(work, name) if name != "start" else {"generations": 0, "cpu_hours": 0, "games": 0, "targets": 0}
+        gnugo = _match(work, name, "gnugo10")
+        start = "-" if name == "start" else _cell(_match(work, name, "start"))
+        lines.append(f"| {LABELS[name]} | {run['generations']} | {run['cpu_hours']:.2f} | {run['games']:,} | "
+                     f"{run['targets']:,} | {_cell(gnugo)} | {start} |")
+        if gnugo is not None:
+            rated.append((name, gnugo))
+    return "\n".join(lines) + "\n", rated
+
+
+def plot(rated: list[tuple[str, dict[str, Any]]], path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 4))
+    axes = figure.subplots()
+    for x, (name, match) in enumerate(rated):
+        low, high = match["elo_interval"]
+        axes.errorbar([x], [match["elo"]], yerr=[[match["elo"] - low], [high - match["elo"]]], marker="o", capsize=4)
+    axes.set_xticks(range(len(rated)), [LABELS[name] for name, _ in rated], rotation=20, ha="right")
+    axes.set_ylabel("Elo vs GNU Go level 10 (95% CI)")
+    axes.axhline(0, color="grey", linewidth=0.5)
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("work", type=Path)
+    parser.add_argument("--png", type=Path, default=None)
+    args = parser.parse_args()
+    text, rated = table(args.work)
+    print(text)
+    if args.png is not None and rated:
+        plot(rated, args.png)
+
+
+if __name__ == "__main__":
+    main()
