@@ -34,26 +34,32 @@ def _line(values: np.ndarray) -> str:
     return " ".join(f"{v:.4g}" for v in values.ravel())
 
 
-def write_random_leelaz_weights(path: Path, blocks: int, filters: int, seed: int = 0) -> None:
-    """A random 19x19 network of ``blocks`` x ``filters`` in Leela Zero's text format."""
+def write_random_leelaz_weights(path: Path, blocks: int, filters: int, seed: int = 0, *, version: int = 1,
+                                output_gain: float = 0.05, biases: bool = False) -> None:
+    """A random 19x19 network of ``blocks`` x ``filters`` in Leela Zero's text format.
+
+    ``output_gain`` scales the policy and value outputs: small (the default) keeps the priors near uniform
+    and the values near 0, as an untrained net's are, so that a timed tree is as wide as a real search's;
+    large makes them far from uniform, as a differential test wants. ``biases``: random convolution biases
+    (Leela Zero folds them into the batch-norm means) instead of zeros.
+    """
     rng = np.random.default_rng(seed)
 
     def conv(inputs: int, outputs: int, kernel: int) -> list[str]:
         scale = (2.0 / (inputs * kernel * kernel)) ** 0.5
-        return [_line(rng.normal(0, scale, (outputs, inputs, kernel, kernel))), _line(np.zeros(outputs)),
+        bias = rng.normal(0, 0.1, outputs) if biases else np.zeros(outputs)
+        return [_line(rng.normal(0, scale, (outputs, inputs, kernel, kernel))), _line(bias),
                 _line(rng.normal(0, 0.1, outputs)), _line(rng.uniform(0.5, 1.5, outputs))]
 
     def dense(inputs: int, outputs: int, gain: float = 1.0) -> list[str]:
         weights = rng.normal(0, gain * (1.0 / inputs) ** 0.5, (outputs, inputs))
-        return [_line(weights), _line(np.zeros(outputs))]
+        return [_line(weights), _line(rng.normal(0, 0.1 * gain, outputs) if biases else np.zeros(outputs))]
 
-    lines = ["1", *conv(_INPUT_PLANES, filters, 3)]
+    lines = [str(version), *conv(_INPUT_PLANES, filters, 3)]
     for _ in range(blocks):
         lines += conv(filters, filters, 3) + conv(filters, filters, 3)
-    # Small output layers keep the priors near uniform and the values near 0, as an untrained net's are,
-    # so the tree is as wide as a real search's rather than one deep line.
-    lines += conv(filters, 2, 1) + dense(2 * _BOARD_POINTS, _BOARD_POINTS + 1, gain=0.05)
-    lines += conv(filters, 1, 1) + dense(_BOARD_POINTS, 256) + dense(256, 1, gain=0.05)
+    lines += conv(filters, 2, 1) + dense(2 * _BOARD_POINTS, _BOARD_POINTS + 1, gain=output_gain)
+    lines += conv(filters, 1, 1) + dense(_BOARD_POINTS, 256) + dense(256, 1, gain=output_gain)
     path.write_text("\n".join(lines) + "\n")
 
 
