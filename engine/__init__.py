@@ -65,6 +65,7 @@ _HOMES = {
     "Evaluation": "engine.search.evaluator",
     "Evaluator": "engine.search.evaluator",
     "RolloutEvaluator": "engine.search.evaluator",
+    "masked_softmax": "engine.search.evaluator",
     # engine.search.mcts
     "Search": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",
