@@ -1,6 +1,7 @@
 """Leela Zero 0.17 as a timing peer for ``engine bench genmove --peer leela-zero``.
 
-Leela Zero needs a weights file; a random one of the same size as ours is
+Leela Zero plays the Leela Zero weights given as ``--model``, the model given
+(exported to its format), or a random network of the same size as ours,
 written in its documented text format (version 1): a version line, then one
 line of numbers per tensor: the input convolution (weights, biases, batch-norm
 means, variances), two such convolutions per residual block, the policy head
@@ -18,13 +19,12 @@ import re
 import shutil
 import statistics
 import subprocess
-import tempfile
 from pathlib import Path
 
 import click
 import numpy as np
 
-__all__ = ["write_random_leelaz_weights", "find_leelaz", "measure_leelaz"]
+__all__ = ["write_random_leelaz_weights", "find_leelaz", "peer_weights", "measure_leelaz"]
 
 _INPUT_PLANES = 18
 _BOARD_POINTS = 361
@@ -70,17 +70,29 @@ def find_leelaz() -> str:
     return found
 
 
-def measure_leelaz(blocks: int, filters: int, visits: int, moves: int, threads: int = 2) -> dict:
-    """Median visits/s of Leela Zero's genmove on 19x19 with a random network of that size."""
-    binary = find_leelaz()
-    with tempfile.TemporaryDirectory() as folder:
-        weights = Path(folder) / f"random-b{blocks}c{filters}.txt"
+def peer_weights(model_path: str | None, blocks: int, filters: int, folder: Path) -> tuple[Path, str]:
+    """The weights Leela Zero plays and how to name them: the Leela Zero weights given as ``--model``, the
+    model given exported to its format, or a random network of ``blocks`` x ``filters`` (written in ``folder``)."""
+    from engine.nn.leela import is_leela_zero, write_leela
+    from engine.nn.model_file import load_model
+
+    if model_path is None:
+        weights = folder / f"random-b{blocks}c{filters}.txt"
         write_random_leelaz_weights(weights, blocks, filters)
-        commands = ["boardsize 19", "clear_board", "komi 7.5"]
-        commands += [f"genmove {'bw'[i % 2]}" for i in range(moves)] + ["quit"]
-        completed = subprocess.run(
-            [binary, "--gtp", "--cpu-only", "--noponder", "-t", str(threads), "-v", str(visits), "-r", "0",
-             "-w", str(weights)], input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=3600)
+        return weights, f"random b{blocks}c{filters}"
+    if is_leela_zero(model_path):
+        return Path(model_path), "the same weights file"
+    return write_leela(folder / "exported.txt", load_model(model_path)), "the same network, exported"
+
+
+def measure_leelaz(weights: Path, visits: int, moves: int, threads: int = 2) -> dict:
+    """Median visits/s of Leela Zero's genmove on 19x19 with the network in ``weights``."""
+    binary = find_leelaz()
+    commands = ["boardsize 19", "clear_board", "komi 7.5"]
+    commands += [f"genmove {'bw'[i % 2]}" for i in range(moves)] + ["quit"]
+    completed = subprocess.run(
+        [binary, "--gtp", "--cpu-only", "--noponder", "-t", str(threads), "-v", str(visits), "-r", "0",
+         "-w", str(weights)], input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=3600)
     rates = [float(m) for m in re.findall(r"playouts, (\d+(?:\.\d+)?) n/s", completed.stderr)]
     if not rates:
         raise click.ClickException(f"Leela Zero printed no search rates:\n{completed.stderr[-2000:]}")
