@@ -74,7 +74,7 @@ def peer_weights(model_path: str | None, blocks: int, filters: int, folder: Path
     """The weights Leela Zero plays and how to name them: the Leela Zero weights given as ``--model``, the
     model given exported to its format, or a random network of ``blocks`` x ``filters`` (written in ``folder``)."""
     from engine.nn.leela import is_leela_zero, write_leela
-    from engine.nn.model_file import load_model
+    from engine.nn.model_file import ModelFormatError, load_model
 
     if model_path is None:
         weights = folder / f"random-b{blocks}c{filters}.txt"
@@ -82,7 +82,10 @@ def peer_weights(model_path: str | None, blocks: int, filters: int, folder: Path
         return weights, f"random b{blocks}c{filters}"
     if is_leela_zero(model_path):
         return Path(model_path), "the same weights file"
-    return write_leela(folder / "exported.txt", load_model(model_path)), "the same network, exported"
+    try:
+        return write_leela(folder / "exported.txt", load_model(model_path)), "the same network, exported"
+    except ModelFormatError as error:
+        raise click.ClickException(f"--peer leela-zero: {error}") from error
 
 
 def measure_leelaz(weights: Path, visits: int, moves: int, threads: int = 2) -> dict:
