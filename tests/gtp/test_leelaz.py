@@ -11,7 +11,7 @@ Leela Zero's format, must give ``leelaz`` the figures it gives us.
 
 from __future__ import annotations
 
-import logging
+import io
 import re
 import shutil
 import subprocess
@@ -28,6 +28,7 @@ from engine.nn.model_file import Model, ModelInfo
 from engine.nn.net import NetConfig, PolicyValueNet
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
+from tests.gtp.helpers import raw_output
 
 LEELAZ = shutil.which("leelaz") or shutil.which("leelaz", path="/usr/games")
 pytestmark = pytest.mark.skipif(LEELAZ is None, reason="needs Leela Zero: apt-get install leela-zero")
@@ -68,17 +69,14 @@ def _leelaz(weights: Path, script: str) -> list[tuple[np.ndarray, int, float]]:
     return _heatmaps(done.stderr)
 
 
-def _ours(model: Path, script: str, caplog: pytest.LogCaptureFixture) -> list[tuple[np.ndarray, int, float]]:
-    import io
-
+def _ours(model: Path, script: str) -> list[tuple[np.ndarray, int, float]]:
     config = FrontEndConfig(model=str(model), player=PlayerConfig(visits=2, search=SearchConfig(batch_size=2)),
                             evaluator=EvaluatorOptions(runtime="eager", device="cpu", dtype="fp32"), seed=1)
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="gtp.raw"):
-        out = io.BytesIO()
+    out = io.BytesIO()
+    with raw_output() as lines:
         serve(config, io.BytesIO(script.encode()), out, background=False)
     assert "?" not in out.getvalue().decode(), out.getvalue().decode()
-    return _heatmaps("".join(r.getMessage() + "\n" for r in caplog.records if r.name == "gtp.raw"))
+    return _heatmaps("".join(line + "\n" for line in lines))
 
 
 def _assert_same(ours: list, theirs: list) -> None:
@@ -99,12 +97,12 @@ def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("blocks, filters, version, seed", [(2, 16, 1, 1), (2, 16, 2, 2), (6, 64, 1, 3),
                                                             (6, 64, 2, 4)])
-def test_leela_zero_weights_give_leelaz_heatmaps(tmp_path: Path, caplog: pytest.LogCaptureFixture, blocks: int,
+def test_leela_zero_weights_give_leelaz_heatmaps(tmp_path: Path, blocks: int,
                                                  filters: int, version: int, seed: int) -> None:
     weights = tmp_path / f"random-b{blocks}c{filters}-v{version}.txt"
     write_random_leelaz_weights(weights, blocks, filters, seed, version=version, output_gain=4.0, biases=True)
     script = _script(seed)
-    _assert_same(_ours(weights, script, caplog), _leelaz(weights, script))
+    _assert_same(_ours(weights, script), _leelaz(weights, script))
 
 
 def _random_model(blocks: int, filters: int, value_black_plane: int | None, seed: int) -> Model:
@@ -125,10 +123,9 @@ def _random_model(blocks: int, filters: int, value_black_plane: int | None, seed
 
 
 @pytest.mark.parametrize("suffix, value_black_plane", [(".txt", None), (".txt.gz", 16)])
-def test_exported_model_gives_leelaz_our_figures(tmp_path: Path, caplog: pytest.LogCaptureFixture, suffix: str,
-                                                 value_black_plane: int | None) -> None:
+def test_exported_model_gives_leelaz_our_figures(tmp_path: Path, suffix: str, value_black_plane: int | None) -> None:
     model = _random_model(2, 32, value_black_plane, seed=5)
     ours = save_model(tmp_path / "ours.safetensors", model)
     exported = write_leela(tmp_path / f"exported{suffix}", model)
     script = _script(6)
-    _assert_same(_ours(ours, script, caplog), _leelaz(exported, script))
+    _assert_same(_ours(ours, script), _leelaz(exported, script))

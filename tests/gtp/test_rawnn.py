@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import logging
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from engine.nn.net import NetConfig, PolicyValueNet
 from gtp.commands import serve
 from gtp.rawnn import KATAGO_SYMMETRIES, LEELA_SYMMETRIES
 from gtp.state import FrontEndConfig
-from tests.gtp.helpers import answers, responses
+from tests.gtp.helpers import answers, raw_output, responses
 
 HEATMAP = re.compile(r"((?:(?: *\d+ ){9}\n){9})pass: (\d+)\nwinrate: ([\d.]+)")
 
@@ -59,20 +58,19 @@ def model(tmp_path: Path) -> Path:
     return save_model(tmp_path / "net.safetensors", Model(net.eval(), ModelInfo("go", "lz18", 18, config)))
 
 
-def _session(model: Path | None, script: str, caplog: pytest.LogCaptureFixture) -> tuple[str, str]:
+def _session(model: Path | None, script: str) -> tuple[str, str]:
     config = FrontEndConfig(model=None if model is None else str(model), size=9,
                             player=PlayerConfig(visits=2, search=SearchConfig(batch_size=2)),
                             evaluator=EvaluatorOptions(runtime="eager", device="cpu", dtype="fp32"), seed=1)
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="gtp.raw"):
-        out = io.BytesIO()
+    out = io.BytesIO()
+    with raw_output() as lines:
         serve(config, io.BytesIO(script.encode()), out, background=False)
-    return out.getvalue().decode(), "".join(r.getMessage() + "\n" for r in caplog.records if r.name == "gtp.raw")
+    return out.getvalue().decode(), "".join(line + "\n" for line in lines)
 
 
-def test_heatmap_writes_leela_zero_s_map_to_stderr(model: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_heatmap_writes_leela_zero_s_map_to_stderr(model: Path) -> None:
     out, err = _session(model, "play b E5\nplay w C3\nheatmap\nheatmap 3\nheatmap all\nheatmap average\n"
-                        "heatmap 8\nheatmap 1 2\n", caplog)
+                        "heatmap 8\nheatmap 1 2\n")
     assert [text for _, _, text in responses(out)][-6:] == ["", "", "", "", "syntax error", "syntax error"]
     maps = [(np.array(rows.split(), dtype=int).reshape(9, 9), int(p), float(w)) for rows, p, w in HEATMAP.findall(err)]
     assert len(maps) == 1 + 1 + 8 + 1
@@ -97,9 +95,9 @@ def _kata_fields(text: str) -> dict[str, list[str]]:
     return fields
 
 
-def test_kata_raw_nn_is_white_s_view_with_every_head(model: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_kata_raw_nn_is_white_s_view_with_every_head(model: Path) -> None:
     out, err = _session(model, "play b E5\nkata-raw-nn 0\nheatmap 0\nplay w D4\nkata-raw-nn 0\nheatmap 0\n"
-                        "kata-raw-nn all\nkata-raw-nn\n", caplog)
+                        "kata-raw-nn all\nkata-raw-nn\n")
     texts = [text for _, _, text in responses(out)]
     assert texts[-1] == "syntax error"
     winrates = [float(w) for _, _, w in HEATMAP.findall(err)]
