@@ -65,6 +65,7 @@ _HOMES = {
     "Evaluation": "engine.search.evaluator",
     "Evaluator": "engine.search.evaluator",
     "RolloutEvaluator": "engine.search.evaluator",
+    "masked_softmax": "engine.search.evaluator",
     # engine.search.batching
     "SearchJob": "engine.search.batching",
     "step": "engine.search.batching",

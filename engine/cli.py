@@ -54,7 +54,9 @@ class LazyGroup(click.Group):
                    "gather": "training.cli:gather_command", "train": "training.cli:train_command",
                    "validate": "training.cli:validate_command", "evaluate": "training.cli:evaluate_command",
                    "loop": "training.cli:loop_command", "match": "training.cli:match_command",
-                   "gnugo-games": "training.cli:gnugo_games_command"},
+                   "gnugo-games": "training.cli:gnugo_games_command",
+                   "convert-lz": "engine.nn.leela_commands:convert_command",
+                   "export-lz": "engine.nn.leela_commands:export_command"},
              summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
                         "gtp": "Speak GTP on stdin/stdout (Sabaki, Lizzie, GoGui, match tools).",
                         "gomocup": "Speak the Gomocup (Piskvork) protocol on stdin/stdout.",
@@ -67,7 +69,9 @@ class LazyGroup(click.Group):
                         "evaluate": "Play two models (or baselines) against each other: win rate and Elo.",
                         "loop": "Self-play, gather, train, gate and rate, generation after generation.",
                         "match": "Play two GTP engines against each other, refereed by the rules core.",
-                        "gnugo-games": "Write GNU Go self-play games as SGF (supervised training data)."})
+                        "gnugo-games": "Write GNU Go self-play games as SGF (supervised training data).",
+                        "convert-lz": "Convert Leela Zero weights (text or .gz) to a model file.",
+                        "export-lz": "Write a 19x19 lz18 model as Leela Zero weights."})
 @click.version_option(package_name="engine", prog_name="engine")
 def main() -> None:
     """An AlphaZero-style engine for Go and Gomoku."""

@@ -72,7 +72,15 @@ def _engine_options(function: Any) -> Any:
 
 
 def _setup_logging(level: str) -> None:
+    """Diagnostics on stderr; ``heatmap``'s lines there bare and at every level, as Leela Zero prints them."""
     logging.basicConfig(stream=sys.stderr, level=level.upper(), format=_LOG_FORMAT, force=True)
+    from gtp.rawnn import RAW_LOG
+
+    bare = logging.StreamHandler(sys.stderr)
+    bare.setFormatter(logging.Formatter("%(message)s"))
+    RAW_LOG.handlers[:] = [bare]
+    RAW_LOG.setLevel(logging.INFO)
+    RAW_LOG.propagate = False
 
 
 def _check_limits(visits: int | None, seconds: float | None) -> None:

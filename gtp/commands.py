@@ -30,7 +30,7 @@ from engine import (
     load_sgf_file,
     to_diagram,
 )
-from gtp import analysis, gogui
+from gtp import analysis, gogui, rawnn
 from gtp.errors import describe_error
 from gtp.protocol import (
     BAD_VERTEX_LIST,
@@ -322,6 +322,7 @@ def build_registry() -> Registry:
                           ("set_free_handicap", set_free_handicap), ("loadsgf", loadsgf), ("printsgf", printsgf)):
         registry.add(name, handler)
     analysis.register(registry)
+    rawnn.register(registry)
     gogui.register(registry)
     return registry
 

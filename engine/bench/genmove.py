@@ -5,7 +5,9 @@ visits each, reusing the tree between moves as the engine does in play. The
 rate is new simulations per second of genmove time (Leela Zero's ``n/s``);
 ``overhead_share`` is the part of that time spent outside the network's
 forward passes (search, encoding, masking, Python). ``--peer leela-zero``
-runs Leela Zero 0.17 on a random network of the same size in the same run.
+runs Leela Zero 0.17 in the same run on the same network: the Leela Zero
+weights given as ``--model`` (which we read too), the model given exported
+to its format, or a random network of the same size.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ __all__ = ["genmove_command"]
 @click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
 @runtime_options
 @click.option("--peer", type=click.Choice(["none", "leela-zero"]), default="none", show_default=True,
-              help="Also time Leela Zero (apt leela-zero) with a random network of the same size.")
+              help="Also time Leela Zero (apt leela-zero) on the same network (random: the same size).")
 @click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -93,14 +95,19 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
             f"{result['visits_per_s']:,.0f} visits/s (median of {len(rates)} genmoves), "
             f"{100 * result['overhead_share']:.1f}% of the time outside the network")
     if peer == "leela-zero":
-        from engine.bench.leelaz_peer import measure_leelaz
+        import tempfile
+        from pathlib import Path
 
-        if size != 19 or model_path is not None:
-            raise click.UsageError("--peer leela-zero compares random 19x19 networks (--blocks/--filters)")
-        theirs = measure_leelaz(blocks, filters, visits, moves, peer_threads)
+        from engine.bench.leelaz_peer import measure_leelaz, peer_weights
+
+        if size != 19:
+            raise click.UsageError("--peer leela-zero plays 19x19 only (--size 19)")
+        with tempfile.TemporaryDirectory() as folder:
+            weights, which = peer_weights(model_path, blocks, filters, Path(folder))
+            theirs = measure_leelaz(weights, visits, moves, peer_threads)
         theirs["ratio"] = result["visits_per_s"] / theirs["visits_per_s"]
         result["peer"] = theirs
-        text += (f"\nLeela Zero 0.17 ({peer_threads} threads, random b{blocks}c{filters}): "
+        text += (f"\nLeela Zero 0.17 ({peer_threads} threads, {which}): "
                  f"{theirs['visits_per_s']:,.0f} visits/s; ratio {theirs['ratio']:.2f}x")
     report(result, as_json, text)
 

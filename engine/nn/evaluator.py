@@ -264,17 +264,21 @@ class NetEvaluator:
                 self._store([keys[i] for i in todo], fresh)
         return Evaluation(*raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0)))
 
-    def infer(self, planes: np.ndarray) -> "NetOutput[np.ndarray]":
+    def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> "NetOutput[np.ndarray]":
         """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw
-        logits ``[B, N*N + 1]`` (no legal-move mask), mapped back from the random symmetry if one was used."""
+        logits ``[B, N*N + 1]`` (no legal-move mask). ``symmetries int[B]`` (0..7, numbered as
+        ``encoders.symmetry``) evaluates each position under that board symmetry; without them a random one
+        is drawn when ``random_symmetry`` is on. The outputs are mapped back to the original boards."""
         import torch
 
         with torch.inference_mode():
             x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device, non_blocking=True)
             x = x.to(torch.float32)
             ks = None
-            if self.random_symmetry:
-                ks = torch.from_numpy(self._rng.integers(0, 8, len(x))).to(self.device)
+            if symmetries is None and self.random_symmetry:
+                symmetries = self._rng.integers(0, 8, len(x))
+            if symmetries is not None:
+                ks = torch.from_numpy(np.asarray(symmetries, dtype=np.int64)).to(self.device)
                 x = self._symmetry(x.shape[-1]).planes(x, ks)
             if self.channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
@@ -285,6 +289,12 @@ class NetEvaluator:
                 out = out._replace(policy=table.undo_policy(out.policy, ks),
                                    ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
             return out.map(lambda t: t.cpu().numpy())
+
+    def raw(self, positions: Positions, symmetry: int = 0) -> "NetOutput[np.ndarray]":
+        """Every head for a batch under board ``symmetry`` (mapped back), uncached and unmasked, as the
+        network gives them: what ``heatmap`` and ``kata-raw-nn`` show. The policy is raw logits."""
+        batch = PositionBatch.stack(positions)
+        return self.infer(self.encoder.encode_batch(batch), np.full(len(batch), symmetry))
 
     def warm_up(self, size: int | None = None) -> None:
         """Run one dummy batch, so that compiling (if any) happens now rather than on the first move."""

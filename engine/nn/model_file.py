@@ -187,9 +187,16 @@ def _metadata(path: Path, handle: Any) -> tuple[ModelInfo, int]:
         raise ModelFormatError(f"model {path.name} has malformed metadata: {error!r}") from error
 
 
+def _resolve(path: str | os.PathLike[str]) -> Path:
+    """``path``, or for Leela Zero weights (recognised by content) the model file converted from them."""
+    from engine.nn import leela  # it builds on this module
+
+    return leela.converted_model_path(path) if leela.is_leela_zero(path) else Path(path)
+
+
 def read_info(path: str | os.PathLike[str]) -> ModelInfo:
-    """The description of a model file, without loading its weights."""
-    path = Path(path)
+    """The description of a model file (or of Leela Zero weights, converted once), without loading its weights."""
+    path = _resolve(path)
     with _open(path) as handle:
         return _metadata(path, handle)[0]
 
@@ -219,12 +226,14 @@ def load_model(path: str | os.PathLike[str], *, expect_game: str | None = None, 
 
     ``expect_encoder`` is an encoder name, or an object with ``name`` and
     ``num_planes``. A size-independent model fits every ``expect_size``.
+    Leela Zero weights load too (:mod:`engine.nn.leela`: converted once, then
+    read from the cache).
     Raises :class:`ModelFormatError` naming the file for a mismatch, a file
     that is not a model, or weights that do not fit the described network.
     """
     from safetensors import SafetensorError
 
-    path = Path(path)
+    path = _resolve(path)
     with _open(path) as handle:
         info, crc = _metadata(path, handle)
         _check_fit(path, info, expect_game, expect_size, expect_encoder)

@@ -31,6 +31,11 @@ Two head types, chosen by :attr:`NetConfig.heads`:
     the head can tell board sizes apart) and the max. No layer depends on N,
     so the same weights play every board size.
 
+A network converted from Leela Zero's weights version 2 (ELF, minigo) has a
+value head that gives black's value; :attr:`NetConfig.value_black_plane` names
+the input plane that is ones when black is to move, and the forward turns the
+value to the side to move, so every caller still sees side-to-move values.
+
 The auxiliary heads (:attr:`NetConfig.aux_heads`) are the same for both: the
 ownership is a 1x1 convolution (over the trunk for ``"fc"``, whose value
 convolution has a single filter; over the 32 value features for ``"pooled"``,
@@ -101,6 +106,10 @@ class NetConfig:
     ``board_size`` is required by the ``"fc"`` heads and must be ``None`` for
     ``"pooled"`` ones, which fit every size. ``aux_heads``: any of
     :data:`AUX_HEADS`, kept in their canonical order (a list is accepted).
+    ``value_black_plane``: None when the value head gives the side to move's
+    value (every network trained here); else the head gives black's value
+    (Leela Zero weights version 2) and this input plane is ones when black is
+    to move and zeros when white is, so the forward can flip the value.
     """
 
     blocks: int
@@ -109,6 +118,7 @@ class NetConfig:
     board_size: int | None = 19
     heads: str = "fc"
     aux_heads: tuple[str, ...] = ()
+    value_black_plane: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aux_heads", parse_aux_heads(self.aux_heads))
@@ -122,6 +132,9 @@ class NetConfig:
             raise ValueError(f"fc heads need a board size >= 2, not {self.board_size!r}")
         if self.heads == "pooled" and self.board_size is not None:
             raise ValueError("pooled heads fit every board size: board_size must be None")
+        plane = self.value_black_plane
+        if plane is not None and not (isinstance(plane, int) and 0 <= plane < self.in_planes):
+            raise ValueError(f"value_black_plane must be an input plane 0..{self.in_planes - 1}, not {plane!r}")
 
     @property
     def name(self) -> str:
@@ -139,7 +152,11 @@ class NetConfig:
                    "pooled" if pooled else "fc")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, ``value_black_plane`` only where set: files of side-to-move networks stay as before."""
+        fields = asdict(self)
+        if self.value_black_plane is None:
+            del fields["value_black_plane"]
+        return fields
 
     @classmethod
     def from_dict(cls, fields: dict[str, Any]) -> "NetConfig":
@@ -239,6 +256,8 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"this {self.config.name} network plays {size}x{size}, not "
                              f"{planes.shape[-1]}x{planes.shape[-1]}")
         policy, value, spatial, hidden = self.heads(self.tower(torch.relu(self.stem(planes))))
+        if self.config.value_black_plane is not None:   # black's value -> the side to move's
+            value = value * (2 * planes[:, self.config.value_black_plane, 0, 0] - 1)
         ownership = score_mean = score_stdev = None
         if self.ownership_head is not None:
             ownership = torch.tanh(self.ownership_head(spatial)).flatten(1)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from engine import EvaluatorOptions, PlayerConfig, SearchConfig
@@ -50,3 +53,21 @@ def responses(output: str) -> list[tuple[str, str | None, str]]:
 def answers(data: str, **options: Any) -> list[str]:
     """The texts of the responses, ``?`` failures written as ``"? message"``."""
     return [text if status == "=" else f"? {text}" for status, _id, text in responses(run_session(data, **options))]
+
+
+@contextlib.contextmanager
+def raw_output() -> Iterator[list[str]]:
+    """The lines ``heatmap`` writes while the block runs, whatever logging an earlier ``engine gtp`` set up."""
+    from gtp.rawnn import RAW_LOG
+
+    lines: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    level = RAW_LOG.level
+    RAW_LOG.addHandler(handler)
+    RAW_LOG.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        RAW_LOG.removeHandler(handler)
+        RAW_LOG.setLevel(level)
