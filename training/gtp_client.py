@@ -90,11 +90,19 @@ class GTPClient:
         self._buffer = b""
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._stdout_fd, selectors.EVENT_READ)
+        self.genmoves = 0  # genmove commands answered, and the seconds they took (thinking time)
+        self.genmove_seconds = 0.0
 
     # ------------------------------------------------------------- commands
     def send(self, command: str) -> str:
-        """Send one command; the response text without ``=`` (stripped)."""
-        return self.send_many([command])[0]
+        """Send one command; the response text without ``=`` (stripped). A ``genmove``'s time counts
+        in ``genmove_seconds``."""
+        started = time.perf_counter()
+        text = self.send_many([command])[0]
+        if command.split()[0].lower() == "genmove":
+            self.genmoves += 1
+            self.genmove_seconds += time.perf_counter() - started
+        return text
 
     def send_many(self, commands: Sequence[str]) -> list[str]:
         """Send a batch of commands; their response texts in order.

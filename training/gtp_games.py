@@ -151,12 +151,23 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
     def done(index: int, played: tuple[Game, Outcome, Color, str, str]) -> None:
         game, outcome, a_color, black, white = played
         result.add(outcome, a_color, len(game.moves))
+        result.a_move_seconds = sum(engines.a.genmove_seconds for engines in opened) / max(
+            sum(engines.a.genmoves for engines in opened), 1)
+        result.b_move_seconds = sum(engines.b.genmove_seconds for engines in opened) / max(
+            sum(engines.b.genmoves for engines in opened), 1)
         if sgf_dir is not None:
             write_text(Path(sgf_dir) / f"game-{index + 1:04d}.sgf",
                        dump_sgf(game, black_name=black, white_name=white, result=outcome))
         if on_game is not None:
             on_game(result)
 
-    run_jobs(list(range(config.games)), config.jobs, lambda job: _engines(engine_a, engine_b, config, job),
-             play, done)
+    opened: list[_Engines] = []
+
+    @contextmanager
+    def open_engines(job: int) -> Iterator[_Engines]:
+        with _engines(engine_a, engine_b, config, job) as engines:
+            opened.append(engines)
+            yield engines
+
+    run_jobs(list(range(config.games)), config.jobs, open_engines, play, done)
     return result

@@ -151,6 +151,8 @@ class MatchResult:
     a_black_games: int = 0
     moves: int = 0
     seconds: float = 0.0
+    a_move_seconds: float = 0.0  # mean thinking time a move (GTP matches: a genmove's answer time)
+    b_move_seconds: float = 0.0
 
     @property
     def games(self) -> int:
@@ -180,7 +182,8 @@ class MatchResult:
         return {"a": self.a, "b": self.b, "games": self.games, "wins": self.wins, "losses": self.losses,
                 "draws": self.draws, "a_black_wins": self.a_black_wins, "a_black_games": self.a_black_games,
                 "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
-                "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds}
+                "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
+                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds}
 
     def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
         """Count one finished game in which A played ``a_color``."""

@@ -111,6 +111,7 @@ def test_a_referee_scores_the_games_it_is_shown_on_parallel_jobs(tmp_path: Path)
     summary = json.loads(result.stdout)
     # 3 random moves and two passes: the referee saw 5 moves and gave white the game by that count
     assert summary["games"] == 4 and summary["a_black_games"] == 2 and summary["wins"] == 2
+    assert 0 < summary["a_move_seconds"] < 5 and 0 < summary["b_move_seconds"] < 5  # both engines' genmoves timed
     records = [load_sgf((tmp_path / f"game-{i:04d}.sgf").read_text()) for i in range(1, 5)]
     assert all(record.result == Outcome.from_sgf("W+5") for record in records)
 

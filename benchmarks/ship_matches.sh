@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The bundled 9x9 network's matches: 800 visits, komi 7, Chinese rules, colours alternating,
+# 2 random opening moves, GNU Go 3.8 scoring, two games at a time, one thread per engine.
+#
+#   benchmarks/ship_matches.sh [MODEL] [WORK]     # default: the bundled network, runs/ship-matches
+#
+#   1. against GNU Go 3.8 level 10 (apt gnugo);
+#   2. against Pachi 11.99 (built by benchmarks/build_pachi.sh) at equal time per move: Pachi's
+#      seconds a move (`-t S`) is our mean genmove time in match 1.
+# GAMES (default 200) games each; results in WORK/*.json (a match cut short is played again).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+MODEL=${1:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
+WORK=${2:-runs/ship-matches}
+GAMES=${GAMES:-200}
+VISITS=${VISITS:-800}
+export PATH="$PATH:/usr/games"
+mkdir -p "$WORK"
+
+ENGINE="engine gtp --model $MODEL --visits $VISITS --threads 1"
+REFEREE="gnugo --mode gtp --chinese-rules"
+
+match() {  # $1: name, $2: opponent command line, $3: seed
+    [ -f "$WORK/$1.json" ] && return 0
+    engine match "$ENGINE" "$2" --games "$GAMES" --size 9 --komi 7 --random-moves 2 --jobs 2 \
+        --referee "$REFEREE" --seed "$3" --sgf-dir "$WORK/$1" --json >"$WORK/$1.json.part"
+    mv "$WORK/$1.json.part" "$WORK/$1.json"
+}
+
+match gnugo10 "gnugo --mode gtp --level 10 --chinese-rules" 1
+SECONDS_A_MOVE=$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
+    "$WORK/gnugo10.json")
+PACHI=$("$HERE/benchmarks/build_pachi.sh")
+echo "Pachi gets $SECONDS_A_MOVE s a move, our mean genmove time against GNU Go" >&2
+match pachi "$PACHI -r chinese -t $SECONDS_A_MOVE threads=1" 2
+for name in gnugo10 pachi; do
+    python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+low, high = m['win_rate_interval']
+print(f\"{sys.argv[2]}: {m['wins']}-{m['losses']}-{m['draws']} of {m['games']}, {100 * m['win_rate']:.1f}% \"
+      f\"[{100 * low:.1f}-{100 * high:.1f}], {m['a_move_seconds']:.3f} s vs {m['b_move_seconds']:.3f} s a move\")
+" "$WORK/$name.json" "$name"
+done
