@@ -112,7 +112,8 @@ def test_the_loop_takes_the_auxiliary_heads_and_their_loss_weights(tmp_path: Pat
 
 
 def test_a_cpu_budget_stops_the_run_between_generations(tmp_path: Path) -> None:
-    state = run_loop(tmp_path, replace_paths(_config(generations=5), {"cpu_hours": 1e-9, "rating_games": 0, "gate_games": 0}))
+    config = replace_paths(_config(generations=5), {"cpu_hours": 1e-9, "rating_games": 0, "gate_games": 0})
+    state = run_loop(tmp_path, config)
     assert [row["generation"] for row in state["history"]] == [0, 1]  # generation 1 spent the budget
     assert state["history"][1]["cpu_seconds"] > 0
     assert "| 1 | 000001-b1c8.safetensors | yes | 0.0" in (tmp_path / "ratings.md").read_text()
