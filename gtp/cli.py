@@ -21,33 +21,36 @@ __all__ = ["gtp_command", "gomocup_command"]
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
 
-UNIFORM = "uniform"
+NO_NETWORK = ("rollouts", "uniform")
+"""``--model`` names that play without a network (``FrontEndConfig.network_free``)."""
 
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
-    if value is not None and value != UNIFORM and not Path(value).is_file():
-        raise click.BadParameter(f"{value!r} is not a model file (give a path, or 'uniform')")
+    if value is not None and value not in NO_NETWORK and not Path(value).is_file():
+        raise click.BadParameter(f"{value!r} is not a model file (give a path, 'rollouts' or 'uniform')")
     return value
 
 
-def _resolve_model(model: str | None, game: str) -> str | None:
-    """The model file to load: the one given, else the bundled one; None plays with uniform priors."""
-    if model == UNIFORM:
-        return None
+def _resolve_model(model: str | None, game: str) -> tuple[str | None, str]:
+    """The model file to load (the one given, else the bundled one) and what plays when there is none:
+    ``(None, "rollouts")`` when no network ships for the game, ``(None, name)`` for a name of NO_NETWORK."""
+    if model in NO_NETWORK:
+        return None, model
     if model is not None:
-        return model
+        return model, "rollouts"
     from engine import bundled_model
 
     bundled = bundled_model(game)
-    return None if bundled is None else str(bundled)
+    return None if bundled is None else str(bundled), "rollouts"
 
 
 def _engine_options(function: Any) -> Any:
     """Options both front ends share: the model, the search limits and the hardware."""
     options = [
-        click.option("--model", default=None, callback=_check_model, metavar="PATH|uniform",
-                     help="Model file [default: the network bundled for the game, if one ships]; 'uniform' plays "
-                          "with uniform priors and no network (very weak)."),
+        click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
+                     help="Model file [default: the network bundled for the game; where none ships, 'rollouts']; "
+                          "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
+                          "no value (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
                      help="Search visits per move (default 800 unless --time is given)."),
         click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -91,7 +94,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     search = SearchConfig(batch_size=batch)
     player = (PlayerConfig(search=search) if visits is None and seconds is None
               else PlayerConfig(visits=visits, seconds=seconds, search=search))
-    return FrontEndConfig(model=_resolve_model(model, game), game=game, player=player, seed=seed,
+    model, network_free = _resolve_model(model, game)
+    return FrontEndConfig(model=model, network_free=network_free, game=game, player=player, seed=seed,
                           evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 

@@ -53,6 +53,11 @@ from engine.search.tree import (
 __all__ = ["SearchConfig", "SearchResult", "Search"]
 
 
+ROLLOUT_C_PUCT = 5.0
+"""Exploration of pure MCTS: with uniform priors over ~N*N moves the network's c_puct (1.25) would keep
+revisiting the first child that looks no worse than its parent."""
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
@@ -90,6 +95,11 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
             raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
+
+    def for_rollouts(self) -> "SearchConfig":
+        """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:
+        c_puct ``ROLLOUT_C_PUCT``, no first-play reduction, one leaf per step (exact MCTS)."""
+        return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1)
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:
