@@ -296,8 +296,12 @@ def printsgf(state: EngineState, request: Request) -> str:
 
 
 # --------------------------------------------------------------- registry
-def build_registry() -> Registry:
-    """Every command of the front end, in the order ``list_commands`` gives them."""
+def build_registry(game: str = "go") -> Registry:
+    """Every command of the front end for ``game``, in the order ``list_commands`` gives them.
+
+    The game is the session's for its whole life (``boardsize`` changes the size only), and
+    what a program lists tells GoGui whether it plays Go or rules another game (see :mod:`gtp.gogui`).
+    """
     registry = Registry()
 
     def known_command(state: EngineState, request: Request) -> str:
@@ -325,7 +329,7 @@ def build_registry() -> Registry:
                           ("set_free_handicap", set_free_handicap), ("loadsgf", loadsgf), ("printsgf", printsgf)):
         registry.add(name, handler)
     analysis.register(registry)
-    gogui.register(registry)
+    gogui.register(registry, game)
     return registry
 
 
@@ -337,4 +341,4 @@ def serve(config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO, background:
     """
     state = EngineState(config)
     state.start(background)
-    Session(build_registry(), state, stdin, stdout, describe_error).run()
+    Session(build_registry(config.game), state, stdin, stdout, describe_error).run()
