@@ -113,10 +113,13 @@ def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
 @click.option("--rules", "rules_text", default=None,
               help="Rules preset or string, e.g. chinese, japanese, 'tromp-taylor komi=7', freestyle, standard.")
 @click.option("--komi", type=float, default=None, help="Komi (default: the rules preset's).")
+@click.option("--ponder/--no-ponder", default=False, show_default=True,
+              help="After its own move, search on the opponent's time until the next command; the next genmove "
+                   "reuses the tree (and its visit limit counts those visits).")
 @_engine_options
-def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, model: str | None,
-                visits: int | None, seconds: float | None, batch: int, device: str | None, threads: int | None,
-                runtime: str, seed: int | None, log_level: str) -> None:
+def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
+                model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
+                threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -130,7 +133,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     from gtp.commands import serve
 
     config = _front_end_config(model, game, visits, seconds, batch, device, runtime, seed, size=size,
-                               rules=rules_text, komi=komi)
+                               rules=rules_text, komi=komi, ponder=ponder)
     try:
         config.initial_rules()
     except RulesError as exc:

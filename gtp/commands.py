@@ -341,4 +341,5 @@ def serve(config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO, background:
     """
     state = EngineState(config)
     state.start(background)
-    Session(build_registry(config.game), state, stdin, stdout, describe_error).run()
+    Session(build_registry(config.game), state, stdin, stdout, describe_error,
+            ponder=state.ponder_job if config.ponder else None).run()

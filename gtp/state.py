@@ -46,10 +46,14 @@ from engine import (
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
 
-__all__ = ["FrontEndConfig", "EngineState", "parse_color", "parse_vertex", "parse_int", "parse_float"]
+__all__ = ["FrontEndConfig", "EngineState", "OPEN_ENDED_VISITS", "parse_color", "parse_vertex", "parse_int",
+           "parse_float"]
 
 log = logging.getLogger(__name__)
 
+
+OPEN_ENDED_VISITS = 1 << 30
+"""Visit limit of a search that runs until it is stopped or its tree is full (analysis, pondering)."""
 
 NETWORK_FREE = ("rollouts", "uniform")
 """What plays when there is no network (``FrontEndConfig.network_free``)."""
@@ -61,7 +65,9 @@ class FrontEndConfig:
 
     ``model`` None plays without a network: ``network_free`` ``"rollouts"`` is pure MCTS with
     random playouts (and decisive moves), ``"uniform"`` uniform priors and value 0 (every command
-    works, the moves mean nothing). ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
+    works, the moves mean nothing). ``ponder``: after its own move the engine searches the position for
+    the opponent until the next command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`).
+    ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
     from the controller lowers the time further) and the search config;
@@ -81,6 +87,7 @@ class FrontEndConfig:
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
     lag: float = DEFAULT_LAG
+    ponder: bool = False
 
     def __post_init__(self) -> None:
         if self.network_free not in NETWORK_FREE:
@@ -155,6 +162,7 @@ class EngineState:
         self._player: Player | None = None
         self._evaluators: dict[tuple[str, int], Evaluator] = {}
         self._ownership_cache: tuple[tuple[int, int, float], np.ndarray] | None = None
+        self._ponder_from: tuple[int, int] | None = None  # (moves, position key) right after the engine's move
         self.network_ownership = False  # the network has an ownership head (Go; known once the engine is ready)
         self._ready = threading.Event()
         self._error: str | None = None
@@ -309,7 +317,28 @@ class EngineState:
             return "resign"
         if play:
             self.play(decision.action, color)
+            self._ponder_from = (len(self.game.moves), self.game.position.key)
         return self.vertex(decision.action)
+
+    def ponder_job(self) -> Callable[[Callable[[], bool]], None] | None:
+        """A search of the position for the opponent, to run until ``stop()`` while the controller is
+        silent, if the engine has just moved and nothing changed since (None otherwise).
+
+        It grows the player's tree, which the next ``genmove`` reuses when the opponent's reply is in
+        it (its visit limit counts those visits, as Leela Zero's does). The session runs the job
+        between commands and joins it before the next one, so nothing else touches the game meanwhile.
+        """
+        if not self._ready.is_set() or self._game is None or self._player is None:
+            return None
+        game, player = self._game, self._player
+        if self._ponder_from != (len(game.moves), game.position.key) or game.is_over:
+            return None
+
+        def job(stop: Callable[[], bool]) -> None:
+            result = player.analyse(game, visits=OPEN_ENDED_VISITS, stop=stop)
+            log.debug("pondered %d visits in %.1f s", result.simulations, result.seconds)
+
+        return job
 
     def analyse(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
                 stop: Callable[[], bool] | None = None,
