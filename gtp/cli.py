@@ -21,6 +21,11 @@ __all__ = ["gtp_command", "gomocup_command"]
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
 
+DEFAULT_THREADS = 1
+"""Torch's CPU threads unless ``--threads`` says otherwise: a GUI engine shares the machine (another engine,
+the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two cores with
+one core taken ran genmove 2-4x slower than one thread (``benchmarks/thread_policy.py``, README)."""
+
 NO_NETWORK = ("rollouts", "uniform")
 """``--model`` names that play without a network (``FrontEndConfig.network_free``)."""
 
@@ -59,7 +64,9 @@ def _engine_options(function: Any) -> Any:
         click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
                      help="Positions per network evaluation."),
         click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
-        click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network."),
+        click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS, show_default=True,
+                     help="Torch CPU threads for the network. One does not collapse when another program takes a "
+                          "core (the README has the figures); more can help on an idle many-core machine."),
         click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
                      help="How the network runs: compile (torch.compile; a slower start, faster moves on a CPU), "
                           "eager, or auto (compile on a CPU, eager on a GPU)."),
@@ -99,7 +106,7 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
                           evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 
-def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
+def _size_threads(config: FrontEndConfig, threads: int) -> None:
     """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
     if config.model is not None:
         from engine import set_cpu_threads
@@ -119,7 +126,7 @@ def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
 @_engine_options
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
                 model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
+                threads: int, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -145,7 +152,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 @click.command("gomocup")
 @_engine_options
 def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                    threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
+                    threads: int, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
     The board size comes with START; INFO rule 1 selects exactly-five
