@@ -8,7 +8,8 @@ rounds' genmoves:
     python benchmarks/thread_policy.py [--rounds 3] [--model PATH] [--size 9] [--visits 800] [--json]
 
 Settings: ``threads 1``; ``threads N`` (every core, torch's default); ``threads N pinned``
-(``OMP_PROC_BIND=close OMP_PLACES=cores``: each OpenMP thread bound to one core).
+(``OMP_PROC_BIND=close OMP_PLACES=cores``: each OpenMP thread bound to one core); ``threads N passive``
+(``OMP_WAIT_POLICY=PASSIVE``: a thread waiting at a barrier sleeps instead of spinning).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 BUNDLED = Path(__file__).resolve().parents[1] / "engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors"
 PINNED = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+PASSIVE = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 
 def _run(args: argparse.Namespace, threads: int, env: dict[str, str], contend: bool) -> list[float]:
@@ -43,7 +45,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
-    settings = {"threads 1": (1, {}), f"threads {cores}": (cores, {}), f"threads {cores} pinned": (cores, PINNED)}
+    settings = {"threads 1": (1, {}), f"threads {cores}": (cores, {}), f"threads {cores} pinned": (cores, PINNED),
+                f"threads {cores} passive": (cores, PASSIVE)}
     rates: dict[str, list[float]] = {}
     for _ in range(args.rounds):
         for name, (threads, env) in settings.items():

@@ -7,8 +7,10 @@ rate is new simulations per second of genmove time (Leela Zero's ``n/s``);
 forward passes (search, encoding, masking, Python). ``--peer leela-zero``
 runs Leela Zero 0.17 on a random network of the same size in the same run.
 ``--contend`` times the genmoves while a busy process (a Python loop at normal
-priority) holds one core, as another engine thinking beside ours in a GUI match
-does: how the network's threads fare when a core is taken.
+priority, in a session of its own, so that a kernel grouping processes by
+session for fair scheduling counts it as another program) holds one core, as
+another engine thinking beside ours in a GUI match does: how the network's
+threads fare when a core is taken.
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ def _busy_core(contend: bool) -> Iterator[None]:
     if not contend:
         yield
         return
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
     try:
         time.sleep(0.2)  # let it start spinning
         yield
