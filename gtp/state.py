@@ -213,7 +213,7 @@ class EngineState:
         key = (rules.game, rules.size)
         if key not in self._evaluators:
             if self._rollouts:
-                self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True)
+                self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
             else:
                 self._evaluators[key] = load_evaluator(rules, self.config.model, self.config.evaluator)
         return self._evaluators[key]

@@ -124,8 +124,9 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
             raise ValueError(f"bad baseline {spec!r}: expected mcts-rollouts:N with a whole number N") from None
         if visits < 2:
             raise ValueError(f"mcts-rollouts needs at least 2 simulations per move, not {visits}")
+        search = config.player.search.for_rollouts(try_every_move=False)
         return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed),
-                     replace(config.player, visits=visits, search=config.player.search.for_rollouts()))
+                     replace(config.player, visits=visits, search=search))
     from engine import EvaluatorOptions, load_evaluator, read_info
 
     options = options or EvaluatorOptions(random_symmetry=True)

@@ -1,4 +1,4 @@
-"""The network-free player: pure MCTS with random playouts and decisive moves (``RolloutEvaluator(decisive=True)``
+"""The network-free player: MCTS with random playouts, decisive moves and near priors (``RolloutEvaluator(decisive, near)``
 under ``SearchConfig.for_rollouts``), as ``engine gtp`` plays a game no network ships for."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _game(black: list[str], white: list[str], rules: Rules = GOMOKU) -> Game:
 
 def _move(game: Game, seed: int, visits: int = 400) -> str:
     config = PlayerConfig(visits=visits, resign_threshold=None, search=SearchConfig().for_rollouts())
-    player = Player(RolloutEvaluator(seed=seed, decisive=True), config, seed=seed)
+    player = Player(RolloutEvaluator(seed=seed, decisive=True, near=True), config, seed=seed)
     action = player.choose(game).action
     assert action is not None
     return action_to_gtp(action, game.rules.size)
