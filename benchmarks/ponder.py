@@ -5,8 +5,9 @@ pondering adds to the next genmove's tree.
 
 For pondering on and off it runs ``engine gtp`` (the bundled network unless engine arguments say
 otherwise): ``genmove b``; then waits ``--seconds`` (the opponent thinking) and asks ``reg_genmove w``
-for the reply the engine expects, plays it for white and sends ``lz-genmove_analyze b``, whose last
-``info`` line gives the visits in the tree the move was chosen from. With pondering on it then sends
+for the reply the engine expects, plays it for white, asks ``gogui-value`` (a search with the move's
+visit limit, which counts the visits already in the tree: its answer names the tree's visits, those the
+next genmove starts from) and sends ``genmove b``. With pondering on it then sends
 ``--commands`` commands (``time_left``), one every 0.3 s while the engine ponders, and prints the median
 and the largest time from writing a command to reading its answer.
 """
@@ -56,9 +57,11 @@ class Engine:
 
 
 def _tree_visits(answer: str) -> int:
-    """The visits of every candidate on the last info line of a genmove_analyze answer."""
-    last = [line for line in answer.split("\n") if line.startswith("info")][-1]
-    return sum(int(v) for v in re.findall(r"\bvisits (\d+)", last))
+    """The visits ``gogui-value`` names: ``black wins 53.1% (800 visits)``."""
+    match = re.search(r"\((\d+) visits\)", answer)
+    if match is None:
+        raise RuntimeError(f"no visit count in {answer!r}")
+    return int(match.group(1))
 
 
 def measure(engine_args: list[str], ponder: bool, seconds: float, commands: int, size: int) -> dict[str, float]:
@@ -73,7 +76,8 @@ def measure(engine_args: list[str], ponder: bool, seconds: float, commands: int,
             time.sleep(0.3)
             latencies.append(engine.ask("time_left b 600 0")[1])
     engine.ask(f"play w {expected}")
-    answer, _ = engine.ask("lz-genmove_analyze b 1000")
+    answer, _ = engine.ask("gogui-value")
+    engine.ask("genmove b")
     engine.close()
     result = {"tree_visits": float(_tree_visits(answer))}
     if latencies:

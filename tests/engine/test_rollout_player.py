@@ -1,5 +1,6 @@
-"""The network-free player: MCTS with random playouts, decisive moves and near priors (``RolloutEvaluator(decisive, near)``
-under ``SearchConfig.for_rollouts``), as ``engine gtp`` plays a game no network ships for."""
+"""The network-free player: MCTS with random playouts, decisive moves and near priors
+(``RolloutEvaluator(decisive=True, near=True)`` under ``SearchConfig.for_rollouts()``), as ``engine gtp``
+plays a game no network ships for."""
 
 from __future__ import annotations
 
