@@ -23,8 +23,8 @@ _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
 DEFAULT_THREADS = 1
 """Torch's CPU threads unless ``--threads`` says otherwise: a GUI engine shares the machine (another engine,
-the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two cores with
-one core taken ran genmove 2-4x slower than one thread (``benchmarks/thread_policy.py``, README)."""
+the GUI), and torch's OpenMP threads wait for each other at every layer: two threads on two busy cores ran
+genmove 4-7x slower than one thread (``benchmarks/thread_policy.py``, README)."""
 
 NO_NETWORK = ("rollouts", "uniform")
 """``--model`` names that play without a network (``FrontEndConfig.network_free``)."""
