@@ -38,12 +38,12 @@ import numpy as np
 from engine import Color, Search, SearchResult, action_to_gtp
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
-from gtp.state import EngineState, parse_color, parse_int
+from gtp.state import OPEN_ENDED_VISITS, EngineState, parse_color, parse_int
 
 __all__ = ["AnalyzeRequest", "MoveStats", "parse_analyze", "candidates", "move_stats", "format_info", "register",
            "ANALYSIS_VISITS"]
 
-ANALYSIS_VISITS = 1 << 30
+ANALYSIS_VISITS = OPEN_ENDED_VISITS
 """Visit limit of an open-ended analysis: it runs until stopped or the tree is full."""
 
 _COLORS = ("b", "w", "black", "white")

@@ -23,33 +23,41 @@ __all__ = ["gtp_command", "gomocup_command", "analysis_command"]
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
 
-UNIFORM = "uniform"
+DEFAULT_THREADS = 1
+"""Torch's CPU threads unless ``--threads`` says otherwise: a GUI engine shares the machine (another engine,
+the GUI), and torch's OpenMP threads wait for each other at every layer: two threads on two busy cores ran
+genmove 4-7x slower than one thread (``benchmarks/thread_policy.py``, README)."""
+
+NO_NETWORK = ("rollouts", "uniform")
+"""``--model`` names that play without a network (``FrontEndConfig.network_free``)."""
 
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
-    if value is not None and value != UNIFORM and not Path(value).is_file():
-        raise click.BadParameter(f"{value!r} is not a model file (give a path, or 'uniform')")
+    if value is not None and value not in NO_NETWORK and not Path(value).is_file():
+        raise click.BadParameter(f"{value!r} is not a model file (give a path, 'rollouts' or 'uniform')")
     return value
 
 
-def _resolve_model(model: str | None, game: str) -> str | None:
-    """The model file to load: the one given, else the bundled one; None plays with uniform priors."""
-    if model == UNIFORM:
-        return None
+def _resolve_model(model: str | None, game: str) -> tuple[str | None, str]:
+    """The model file to load (the one given, else the bundled one) and what plays when there is none:
+    ``(None, "rollouts")`` when no network ships for the game, ``(None, name)`` for a name of NO_NETWORK."""
+    if model in NO_NETWORK:
+        return None, model
     if model is not None:
-        return model
+        return model, "rollouts"
     from engine import bundled_model
 
     bundled = bundled_model(game)
-    return None if bundled is None else str(bundled)
+    return None if bundled is None else str(bundled), "rollouts"
 
 
 def _engine_options(function: Any) -> Any:
     """Options both front ends share: the model, the search limits and the hardware."""
     options = [
-        click.option("--model", default=None, callback=_check_model, metavar="PATH|uniform",
-                     help="Model file [default: the network bundled for the game, if one ships]; 'uniform' plays "
-                          "with uniform priors and no network (very weak)."),
+        click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
+                     help="Model file [default: the network bundled for the game; where none ships, 'rollouts']; "
+                          "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
+                          "no value (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
                      help="Search visits per move (default 800 unless --time is given)."),
         click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -58,7 +66,9 @@ def _engine_options(function: Any) -> Any:
         click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
                      help="Positions per network evaluation."),
         click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
-        click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network."),
+        click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS, show_default=True,
+                     help="Torch CPU threads for the network. One does not collapse when another program takes a "
+                          "core (the README has the figures); more can help on an idle many-core machine."),
         click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
                      help="How the network runs: compile (torch.compile; a slower start, faster moves on a CPU), "
                           "eager, or auto (compile on a CPU, eager on a GPU)."),
@@ -101,11 +111,12 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     search = SearchConfig(batch_size=batch)
     player = (PlayerConfig(search=search) if visits is None and seconds is None
               else PlayerConfig(visits=visits, seconds=seconds, search=search))
-    return FrontEndConfig(model=_resolve_model(model, game), game=game, player=player, seed=seed,
+    model, network_free = _resolve_model(model, game)
+    return FrontEndConfig(model=model, network_free=network_free, game=game, player=player, seed=seed,
                           evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 
-def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
+def _size_threads(config: FrontEndConfig, threads: int) -> None:
     """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
     if config.model is not None:
         from engine import set_cpu_threads
@@ -119,10 +130,13 @@ def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
 @click.option("--rules", "rules_text", default=None,
               help="Rules preset or string, e.g. chinese, japanese, 'tromp-taylor komi=7', freestyle, standard.")
 @click.option("--komi", type=float, default=None, help="Komi (default: the rules preset's).")
+@click.option("--ponder/--no-ponder", default=False, show_default=True,
+              help="After its own move, search on the opponent's time until the next command; the next genmove "
+                   "reuses the tree (and its visit limit counts those visits).")
 @_engine_options
-def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, model: str | None,
-                visits: int | None, seconds: float | None, batch: int, device: str | None, threads: int | None,
-                runtime: str, seed: int | None, log_level: str) -> None:
+def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
+                model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
+                threads: int, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -136,7 +150,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     from gtp.commands import serve
 
     config = _front_end_config(model, game, visits, seconds, batch, device, runtime, seed, size=size,
-                               rules=rules_text, komi=komi)
+                               rules=rules_text, komi=komi, ponder=ponder)
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -148,7 +162,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 @click.command("gomocup")
 @_engine_options
 def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                    threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
+                    threads: int, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
     The board size comes with START; INFO rule 1 selects exactly-five
@@ -206,7 +220,8 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
     if analysis_threads is not None:
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, runtime=runtime, seed=seed))
-    _serve_analysis(config, _resolve_model(model, "go"), threads, quit_without_waiting)
+    path, _ = _resolve_model(model, "go")  # a Go network ships: only 'uniform' or 'rollouts' leave none
+    _serve_analysis(config, path, threads, quit_without_waiting)
 
 
 def _serve_analysis(config: AnalysisConfig, model: str | None, threads: int | None,

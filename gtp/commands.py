@@ -293,8 +293,12 @@ def printsgf(state: EngineState, request: Request) -> str:
 
 
 # --------------------------------------------------------------- registry
-def build_registry() -> Registry:
-    """Every command of the front end, in the order ``list_commands`` gives them."""
+def build_registry(game: str = "go") -> Registry:
+    """Every command of the front end for ``game``, in the order ``list_commands`` gives them.
+
+    The game is the session's for its whole life (``boardsize`` changes the size only), and
+    what a program lists tells GoGui whether it plays Go or rules another game (see :mod:`gtp.gogui`).
+    """
     registry = Registry()
 
     def known_command(state: EngineState, request: Request) -> str:
@@ -323,7 +327,7 @@ def build_registry() -> Registry:
         registry.add(name, handler)
     analysis.register(registry)
     rawnn.register(registry)
-    gogui.register(registry)
+    gogui.register(registry, game)
     return registry
 
 
@@ -335,4 +339,5 @@ def serve(config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO, background:
     """
     state = EngineState(config)
     state.start(background)
-    Session(build_registry(), state, stdin, stdout, describe_error).run()
+    Session(build_registry(config.game), state, stdin, stdout, describe_error,
+            ponder=state.ponder_job if config.ponder else None).run()

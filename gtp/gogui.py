@@ -21,6 +21,14 @@ commands let GoGui host a game it does not know, such as Gomoku: game name,
 board size, legal moves of the side to move (empty once the game is over),
 side to move, result (``black``, ``white``, ``draw`` or ``unknown``) and the
 board as rows of ``X`` / ``O`` / ``.`` from the top.
+
+They are registered for Gomoku only. GoGui (``GoGui.java``: ``isGtpRuler``,
+``isGtpCompatibleWithGame``, ``attachNewProgram``) decides by the commands a
+program lists: one that lists ``gogui-rules_board_size`` is asked for it right
+after ``list_commands`` and GoGui sets up a new board of that size, before it
+has sent its own ``boardsize``, so a Go engine that answered 19 turned the
+user's 9x9 game into a 19x19 one and took the computer off the side to move.
+GoGui referees Go itself; a Go engine lists none of them, as GNU Go does.
 """
 
 from __future__ import annotations
@@ -117,7 +125,7 @@ def ownership(state: EngineState, request: Request) -> str:
 # ----------------------------------------------------------------- ruler
 def rules_game_id(state: EngineState, request: Request) -> str:
     _no_args(request)
-    return "Go" if state.rules.game == "go" else "Gomoku"
+    return state.rules.game.capitalize()
 
 
 def rules_board_size(state: EngineState, request: Request) -> str:
@@ -137,15 +145,9 @@ def rules_side_to_move(state: EngineState, request: Request) -> str:
 
 
 def rules_final_result(state: EngineState, request: Request) -> str:
-    """``black``, ``white`` or ``draw`` once the game is over (Go: dead stones by the estimate), else ``unknown``."""
+    """``black``, ``white`` or ``draw`` once the game is over, else ``unknown``."""
     _no_args(request)
-    game = state.game
-    if not game.is_over:
-        return "unknown"
-    if game.rules.game == "go":
-        outcome = game.outcome(dead=state.dead_stones())
-    else:
-        outcome = game.outcome()
+    outcome = state.game.outcome() if state.game.is_over else None
     if outcome is None:
         return "unknown"
     return "draw" if outcome.winner is None else Color(outcome.winner).name.lower()
@@ -157,14 +159,17 @@ def rules_board(state: EngineState, request: Request) -> str:
     return "\n".join(" ".join(_SYMBOLS[int(c)] for c in row) for row in board)
 
 
-def register(registry: Registry) -> None:
-    """Add GoGui's commands."""
+def register(registry: Registry, game: str) -> None:
+    """Add GoGui's commands: the ruler commands only where GoGui does not know the ``game`` (not Go)."""
     registry.add("gogui-analyze_commands", analyze_commands, needs_engine=False)
     registry.add("gogui-interrupt", lambda state, request: "", needs_engine=False)
     for name, handler in (("gogui-policy_heatmap", policy_heatmap), ("gogui-visit_heatmap", visit_heatmap),
                           ("gogui-principal_variation", principal_variation), ("gogui-value", value),
-                          ("gogui-ownership", ownership), ("gogui-rules_game_id", rules_game_id),
-                          ("gogui-rules_board_size", rules_board_size),
+                          ("gogui-ownership", ownership)):
+        registry.add(name, handler)
+    if game == "go":
+        return
+    for name, handler in (("gogui-rules_game_id", rules_game_id), ("gogui-rules_board_size", rules_board_size),
                           ("gogui-rules_legal_moves", rules_legal_moves),
                           ("gogui-rules_side_to_move", rules_side_to_move),
                           ("gogui-rules_final_result", rules_final_result), ("gogui-rules_board", rules_board)):

@@ -12,6 +12,11 @@ output, diagnostics go to stderr through :mod:`logging`.
 Any exception in a handler answers ``? message`` and the context is restored
 from the snapshot taken before the handler ran, so a failed command changes
 nothing and the engine stays alive.
+
+Pondering: a session given ``ponder`` asks it, whenever it has answered
+everything and waits for input, for a job to run meanwhile (the engine's
+search on the opponent's time); the job runs in a background thread until the
+next line arrives, and is stopped and joined before that line is handled.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ __all__ = ["Context", "Session"]
 log = logging.getLogger(__name__)
 
 _EOF = object()
+
+PonderJob = Callable[[Callable[[], bool]], None]
+"""``job(stop)``: work to do until ``stop()`` is true (it is polled, so the job returns soon after)."""
 
 
 class Context(Protocol):
@@ -52,10 +60,12 @@ class Session:
     handler let through, or None for an unexpected one (answered
     ``internal error: ...`` and logged with its traceback). ``# interrupt``
     stops every command read before it that is still running or waiting.
+    ``ponder()`` gives the job to run while the session waits for input, or None.
     """
 
     def __init__(self, registry: Registry, context: Context, stdin: BinaryIO, stdout: BinaryIO,
-                 describe_error: Callable[[BaseException], str | None] = lambda exc: None) -> None:
+                 describe_error: Callable[[BaseException], str | None] = lambda exc: None,
+                 ponder: Callable[[], PonderJob | None] | None = None) -> None:
         self.registry = registry
         self.context = context
         self._stdin = stdin
@@ -66,6 +76,7 @@ class Session:
         self._interrupted_upto = 0
         self._write_lock = threading.Lock()
         self._broken = False
+        self._ponder = ponder
 
     # ------------------------------------------------------------- reading
     def _read_loop(self) -> None:
@@ -107,10 +118,30 @@ class Session:
     def run(self) -> None:
         """Answer commands until ``quit``, the end of the input, or a closed output."""
         threading.Thread(target=self._read_loop, name="gtp-reader", daemon=True).start()
-        item = self._queue.get()
+        item = self._next()
         while item is not _EOF and not self._broken:
             seq, raw = item  # type: ignore[misc]
             item = self._handle_line(seq, raw)
+
+    def _next(self) -> object:
+        """The next queue item; while none has arrived, the ponder job (if any) runs in a thread."""
+        job = self._ponder() if self._ponder is not None and self._queue.empty() else None
+        if job is None:
+            return self._queue.get()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                job(stop.is_set)
+            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
+                log.exception("pondering failed")
+
+        worker = threading.Thread(target=work, name="gtp-ponder", daemon=True)
+        worker.start()
+        item = self._queue.get()
+        stop.set()
+        worker.join()
+        return item
 
     def _handle_line(self, seq: int, raw: bytes) -> object:
         """Run one input line; the next queue item to handle (_EOF after ``quit``)."""
@@ -118,16 +149,16 @@ class Session:
             command = protocol.parse_line(protocol.decode_line(raw))
         except protocol.GtpError as exc:
             self._write(protocol.failure(protocol.leading_id(raw), exc.message))
-            return self._queue.get()
+            return self._next()
         if command is None:
-            return self._queue.get()
+            return self._next()
         return self._dispatch(command, seq)
 
     def _dispatch(self, command: protocol.Command, seq: int) -> object:
         spec = self.registry.get(command.name)
         if spec is None:
             self._write(protocol.failure(command.id, protocol.UNKNOWN_COMMAND))
-            return self._queue.get()
+            return self._next()
         request = Request(command.args, interrupted=lambda: self._interrupted_upto >= seq)
         snapshot = None
         try:
@@ -137,11 +168,11 @@ class Session:
             reply = spec.handler(self.context, request)
         except Exception as exc:  # noqa: BLE001 -- every failure becomes "? message"
             self._fail(command, exc, snapshot)
-            return self._queue.get()
+            return self._next()
         if isinstance(reply, Stream):
             return self._stream(command, reply, request)
         self._write(protocol.success(command.id, reply))
-        return _EOF if command.name == "quit" else self._queue.get()
+        return _EOF if command.name == "quit" else self._next()
 
     def _fail(self, command: protocol.Command, exc: Exception, snapshot: object) -> None:
         if snapshot is not None:
@@ -190,4 +221,4 @@ class Session:
         if final[0]:
             self._write(" ".join(final[0].split()) + "\n")
         self._write("\n")
-        return item if item is not None else self._queue.get()
+        return item if item is not None else self._next()

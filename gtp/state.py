@@ -2,7 +2,7 @@
 
 :class:`EngineState` is built from a frozen :class:`FrontEndConfig` (the CLI
 layer builds it) and warms up in a background thread: it loads the evaluator
-(the network, or the uniform stand-in when no model is given), creates the
+(the network or, when there is none, pure MCTS with random playouts or the uniform stand-in), creates the
 player and runs a tiny search so that the compiled kernels are ready. Only
 then do commands that need the engine run (:meth:`wait_ready`); the protocol
 commands answer at once. A session snapshots the state before each command
@@ -30,6 +30,7 @@ from engine import (
     InvalidVertexError,
     Player,
     PlayerConfig,
+    RolloutEvaluator,
     Rules,
     RulesError,
     Search,
@@ -45,15 +46,27 @@ from engine import (
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
 
-__all__ = ["FrontEndConfig", "EngineState", "parse_color", "parse_vertex", "parse_int", "parse_float"]
+__all__ = ["FrontEndConfig", "EngineState", "OPEN_ENDED_VISITS", "parse_color", "parse_vertex", "parse_int",
+           "parse_float"]
 
 log = logging.getLogger(__name__)
+
+
+OPEN_ENDED_VISITS = 1 << 30
+"""Visit limit of a search that runs until it is stopped or its tree is full (analysis, pondering)."""
+
+NETWORK_FREE = ("rollouts", "uniform")
+"""What plays when there is no network (``FrontEndConfig.network_free``)."""
 
 
 @dataclass(frozen=True)
 class FrontEndConfig:
     """How the front ends run the engine: the model and rules they start with, the player and the network.
 
+    ``model`` None plays without a network: ``network_free`` ``"rollouts"`` is pure MCTS with
+    random playouts (and decisive moves), ``"uniform"`` uniform priors and value 0 (every command
+    works, the moves mean nothing). ``ponder``: after its own move the engine searches the position for
+    the opponent until the next command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`).
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
@@ -64,6 +77,7 @@ class FrontEndConfig:
     """
 
     model: str | None = None
+    network_free: str = "rollouts"
     game: str = "go"
     size: int | None = None
     rules: str | None = None
@@ -73,6 +87,11 @@ class FrontEndConfig:
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
     lag: float = DEFAULT_LAG
+    ponder: bool = False
+
+    def __post_init__(self) -> None:
+        if self.network_free not in NETWORK_FREE:
+            raise ValueError(f"network_free is one of {', '.join(NETWORK_FREE)}, not {self.network_free!r}")
 
     def initial_rules(self) -> Rules:
         """The rules the session starts with (RulesError if the options contradict each other)."""
@@ -143,6 +162,7 @@ class EngineState:
         self._player: Player | None = None
         self._evaluators: dict[tuple[str, int], Evaluator] = {}
         self._ownership_cache: tuple[tuple[int, int, float], np.ndarray] | None = None
+        self._ponder_from: tuple[int, int] | None = None  # (moves, position key) right after the engine's move
         self.network_ownership = False  # the network has an ownership head (Go; known once the engine is ready)
         self._ready = threading.Event()
         self._error: str | None = None
@@ -158,9 +178,12 @@ class EngineState:
     def _warm_up(self) -> None:
         started = time.perf_counter()
         try:
-            if self.config.model is None:
-                log.warning("no network (none given with --model PATH, none bundled for %s): playing with "
-                            "uniform priors and no value network, which is very weak", self.rules.game)
+            if self.config.model is None and self.config.network_free == "rollouts":
+                log.warning("no network (none given with --model PATH, none bundled for %s): playing pure "
+                            "Monte-Carlo tree search with random playouts (weak)", self.rules.game)
+            elif self.config.model is None:
+                log.warning("no network (--model uniform): playing with uniform priors and no value network, "
+                            "which is very weak")
             else:
                 log.info("network: %s", self.config.model)
             self._player = self._player_for(self.rules)
@@ -189,14 +212,24 @@ class EngineState:
     def _evaluator_for(self, rules: Rules) -> Evaluator:
         key = (rules.game, rules.size)
         if key not in self._evaluators:
-            self._evaluators[key] = load_evaluator(rules, self.config.model, self.config.evaluator)
+            if self._rollouts:
+                self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
+            else:
+                self._evaluators[key] = load_evaluator(rules, self.config.model, self.config.evaluator)
         return self._evaluators[key]
+
+    @property
+    def _rollouts(self) -> bool:
+        return self.config.model is None and self.config.network_free == "rollouts"
 
     def _player_for(self, rules: Rules) -> Player:
         evaluator = self._evaluator_for(rules)
         if self._player is not None and self._player.evaluator is evaluator:
             return self._player
-        return Player(evaluator, self.config.player, seed=self.config.seed)
+        config = self.config.player
+        if self._rollouts:
+            config = replace(config, search=config.search.for_rollouts())
+        return Player(evaluator, config, seed=self.config.seed)
 
     # -------------------------------------------------------------- snapshot
     def snapshot(self) -> object:
@@ -284,7 +317,28 @@ class EngineState:
             return "resign"
         if play:
             self.play(decision.action, color)
+            self._ponder_from = (len(self.game.moves), self.game.position.key)
         return self.vertex(decision.action)
+
+    def ponder_job(self) -> Callable[[Callable[[], bool]], None] | None:
+        """A search of the position for the opponent, to run until ``stop()`` while the controller is
+        silent, if the engine has just moved and nothing changed since (None otherwise).
+
+        It grows the player's tree, which the next ``genmove`` reuses when the opponent's reply is in
+        it (its visit limit counts those visits, as Leela Zero's does). The session runs the job
+        between commands and joins it before the next one, so nothing else touches the game meanwhile.
+        """
+        if not self._ready.is_set() or self._game is None or self._player is None:
+            return None
+        game, player = self._game, self._player
+        if self._ponder_from != (len(game.moves), game.position.key) or game.is_over:
+            return None
+
+        def job(stop: Callable[[], bool]) -> None:
+            result = player.analyse(game, visits=OPEN_ENDED_VISITS, stop=stop)
+            log.debug("pondered %d visits in %.1f s", result.simulations, result.seconds)
+
+        return job
 
     def analyse(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
                 stop: Callable[[], bool] | None = None,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_is_clean() -> None:
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        pytest.fail("ruff is part of the dev extras: pip install -e '.[dev]'")
-    result = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True)
+    """ruff is run by the interpreter running the tests, so an unactivated venv's ruff is found (not PATH's)."""
+    if importlib.util.find_spec("ruff") is None:
+        pytest.fail(f"ruff is part of the dev extras: {sys.executable} -m pip install -e '.[dev]'")
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)], capture_output=True,
+                            text=True)
     assert result.returncode == 0, result.stdout + result.stderr

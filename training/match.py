@@ -46,9 +46,6 @@ __all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "i
            "DEFAULT_ROLLOUT_VISITS"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
-ROLLOUT_C_PUCT = 5.0
-"""Exploration of pure MCTS, as the seeds' rollout player has it: with uniform priors over ~N*N moves
-the network's c_puct (1.25) would keep revisiting the first child that looks no worse than its parent."""
 
 
 def _match_player() -> PlayerConfig:
@@ -128,7 +125,7 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
             raise ValueError(f"bad baseline {spec!r}: expected mcts-rollouts:N with a whole number N") from None
         if visits < 2:
             raise ValueError(f"mcts-rollouts needs at least 2 simulations per move, not {visits}")
-        search = replace(config.player.search, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1)
+        search = config.player.search.for_rollouts(try_every_move=False)
         return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed),
                      replace(config.player, visits=visits, search=search))
     from engine import EvaluatorOptions, load_evaluator, read_info

@@ -28,7 +28,8 @@ rot). Format version 3 is one JSON object::
 
 Every list has one entry per move. Version 2 names ``policy`` ``visits`` (integer
 counts); version 1 is version 2 without ``final`` (read as null). Both still read.
-:func:`read_record` checks the format, the version, the lengths, the action range and the final board's size, and raises
+:func:`read_record` checks the format, the version, the
+lengths, the action range and the final board's size, and raises
 :class:`~training.errors.RecordFormatError` naming the file; legality is
 checked when ``gather`` replays the moves through :class:`~engine.core.game.Game`.
 """

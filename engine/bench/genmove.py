@@ -8,12 +8,21 @@ forward passes (search, encoding, masking, Python). ``--peer leela-zero``
 runs Leela Zero 0.17 in the same run on the same network: the Leela Zero
 weights given as ``--model`` (which we read too), the model given exported
 to its format, or a random network of the same size.
+``--contend`` times the genmoves while a busy process (a Python loop at normal
+priority, in a session of its own, so that a kernel grouping processes by
+session for fair scheduling counts it as another program) holds one core, as
+another engine thinking beside ours in a GUI match does: how the network's
+threads fare when a core is taken.
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -34,10 +43,11 @@ __all__ = ["genmove_command"]
               help="Also time Leela Zero (apt leela-zero) on the same network (random: the same size).")
 @click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--contend", is_flag=True, help="Hold one core with a busy process while the genmoves are timed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
                     batch: int, moves: int, device: str | None, dtype: str, runtime: str, threads: int | None,
-                    peer: str, peer_threads: int, seed: int, as_json: bool) -> None:
+                    peer: str, peer_threads: int, seed: int, contend: bool, as_json: bool) -> None:
     """Genmove visits/s with a network, and the share of time outside it."""
     import torch
 
@@ -72,28 +82,30 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
     player = Player(evaluator, config, seed=seed)
     game = Game(rules)
     rates, total_time, total_sims = [], 0.0, 0
-    for _ in range(moves):
-        network.seconds = 0.0
-        started = time.perf_counter()
-        decision = player.choose(game)
-        elapsed = time.perf_counter() - started
-        total_time += elapsed
-        total_sims += decision.search.simulations
-        rates.append(decision.search.simulations / elapsed)
-        network.total += network.seconds
-        if decision.action is None or game.is_over:
-            break
-        game.play(decision.action)
+    with _busy_core(contend):
+        for _ in range(moves):
+            network.seconds = 0.0
+            started = time.perf_counter()
+            decision = player.choose(game)
+            elapsed = time.perf_counter() - started
+            total_time += elapsed
+            total_sims += decision.search.simulations
+            rates.append(decision.search.simulations / elapsed)
+            network.total += network.seconds
+            if decision.action is None or game.is_over:
+                break
+            game.play(decision.action)
     name = evaluator.net.config.name
     result = {"net": name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
               "device": str(evaluator.device), "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,
               "threads": torch.get_num_threads(), "visits_per_s": statistics.median(rates),
               "visits_per_s_runs": rates, "overhead_share": 1.0 - network.total / total_time,
-              "simulations": total_sims, "warm_up_s": warm_up}
+              "simulations": total_sims, "warm_up_s": warm_up, "contended": contend}
     text = (f"{name} {size}x{size}, {visits} visits, batches of {batch} ({evaluator.device}, "
             f"{evaluator.dtype_name}, {evaluator.runtime}, {torch.get_num_threads()} threads): "
             f"{result['visits_per_s']:,.0f} visits/s (median of {len(rates)} genmoves), "
-            f"{100 * result['overhead_share']:.1f}% of the time outside the network")
+            f"{100 * result['overhead_share']:.1f}% of the time outside the network"
+            + (", one core held by a busy process" if contend else ""))
     if peer == "leela-zero":
         import tempfile
         from pathlib import Path
@@ -110,6 +122,21 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
         text += (f"\nLeela Zero 0.17 ({peer_threads} threads, {which}): "
                  f"{theirs['visits_per_s']:,.0f} visits/s; ratio {theirs['ratio']:.2f}x")
     report(result, as_json, text)
+
+
+@contextmanager
+def _busy_core(contend: bool) -> Iterator[None]:
+    """With ``contend``, a process spinning on one core (the scheduler's choice) for the block's duration."""
+    if not contend:
+        yield
+        return
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    try:
+        time.sleep(0.2)  # let it start spinning
+        yield
+    finally:
+        busy.kill()
+        busy.wait()
 
 
 class _TimedInference:

@@ -32,7 +32,7 @@ from engine.core.board import (
     put_stone,
 )
 from engine.core.go import go_check, go_legal_mask, go_place_setup, go_play
-from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, gomoku_play
+from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, gomoku_play, gomoku_winning_point
 from engine.core.jit import njit
 from engine.core.rules import Rules
 from engine.core.scoring import lead_of
@@ -40,7 +40,7 @@ from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["SPEC_LEN", "GAME", "SUICIDE", "WIN_LENGTH", "VARIANT", "MOVE_CAP", "TERRITORY", "GO", "GOMOKU",
            "pack_rules", "check_point", "check_move", "play_point", "place_point", "fill_legal_mask", "ended_by_play",
-           "is_terminal", "game_result", "terminal_value"]
+           "is_terminal", "game_result", "terminal_value", "winning_point"]
 
 GAME, SUICIDE, WIN_LENGTH, VARIANT, MOVE_CAP, TERRITORY = 0, 1, 2, 3, 4, 5
 SPEC_LEN = 6
@@ -164,3 +164,12 @@ def terminal_value(cells, info, W, action_point, spec, komi):
     if winner == 0:
         return 0.0
     return 1.0 if winner == info[TO_PLAY] else -1.0
+
+
+@njit(cache=True)
+def winning_point(cells, info, W, action_point, spec, color):
+    """A point where ``color`` would win at once if it were to move (Gomoku: a winning line), else -1
+    (always in Go, where no single move ends the game in a win)."""
+    if spec[GAME] == GO or is_terminal(cells, info, spec):
+        return -1
+    return gomoku_winning_point(cells, info, W, action_point, color, spec[WIN_LENGTH], spec[VARIANT])

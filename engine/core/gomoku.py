@@ -19,7 +19,7 @@ from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
-           "gomoku_legal_mask", "renju_forbidden", "is_winning_line"]
+           "gomoku_legal_mask", "gomoku_winning_point", "renju_forbidden", "is_winning_line"]
 
 FREESTYLE, STANDARD, RENJU = 0, 1, 2
 VARIANT_CODES = {"freestyle": FREESTYLE, "standard": STANDARD, "renju": RENJU}
@@ -164,3 +164,20 @@ def gomoku_legal_mask(cells, info, W, action_point, color, k, variant, mask):
         mask[a] = (not over) and stones[p] == EMPTY and not (renju_black and renju_forbidden(stones, W, p, k, 0))
     mask[n] = False
 
+
+
+@njit(cache=True)
+def gomoku_winning_point(cells, info, W, action_point, color, k, variant):
+    """A legal point where ``color`` makes a winning line at once (the first in action order), else -1."""
+    stones = cells[STONES]
+    if info[WINNER] != 0:
+        return -1
+    for a in range(action_point.shape[0]):
+        p = action_point[a]
+        if stones[p] != EMPTY:
+            continue
+        for d in (1, W, W + 1, W - 1):
+            if (is_winning_line(line_length(stones, p, d, color), color, k, variant)
+                    and gomoku_check(cells, info, W, p, color, k, variant) == LEGAL):
+                return p
+    return -1

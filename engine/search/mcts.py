@@ -15,6 +15,7 @@ ownership is the mean of the rows of the nodes evaluated in it, each counted onc
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -53,9 +54,16 @@ from engine.search.tree import (
 __all__ = ["SearchConfig", "SearchResult", "Search"]
 
 
+ROLLOUT_C_PUCT = 5.0
+"""Exploration of pure MCTS: with uniform priors over ~N*N moves the network's c_puct (1.25) would keep
+revisiting the first child that looks no worse than its parent."""
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
+    ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
+    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
 
     The tree starts small and doubles when full, up to ``capacity`` nodes (44 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
@@ -76,6 +84,7 @@ class SearchConfig:
     c_puct: float = 1.25
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
+    fpu_value: float | None = None
     batch_size: int = 16
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
@@ -90,6 +99,18 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
             raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
+
+    def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
+        """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:
+        c_puct ``ROLLOUT_C_PUCT``, no first-play reduction, one leaf per step (exact MCTS).
+
+        ``try_every_move``: an unvisited move counts as a win (``fpu_value`` 1), so every move is tried
+        once before any is tried twice, as UCT does. Otherwise an unvisited move takes its parent's
+        evaluation, one random playout: when that playout was lost, the first move tried that did not
+        look lost takes every later visit (the ``mcts-rollouts`` yardstick plays so, and its past
+        ratings were measured that way)."""
+        return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1,
+                       fpu_value=1.0 if try_every_move else None)
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:
@@ -507,7 +528,8 @@ class Search:
         center = -float(self._floats[SCORE_SUM, 0]) / self.root_visits if utility and self.root_visits else 0.0
         return select_leaves(self._ints, self._floats, self.root.cells, self.root.info, self.geo.zobrist,
                              self.geo.width, self.geo.action_point, self.spec, float(self.rules.komi),
-                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction, self._has_score, utility, center,
+                             cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction,
+                             math.nan if cfg.fpu_value is None else cfg.fpu_value, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size,
                              cfg.forced_playouts_k if self._forced else 0.0, root_path, budget, self._leaf_nodes,
                              self._leaf_cells, self._leaf_info, self._leaf_legal)

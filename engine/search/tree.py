@@ -79,8 +79,12 @@ def reset_tree(ints, floats, count):
 
 
 @njit(cache=True)
-def _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, score_center, score_scale, forced_k):
+def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, score_center, score_scale,
+                forced_k):
     """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on).
+
+    An unvisited child's Q is ``fpu_value`` where that is not NaN, else the node's own evaluation less
+    ``fpu_reduction * sqrt(visited prior)``.
 
     ``forced_k`` > 0 (KataGo's forced playouts, for the root of a self-play search): a child that has
     visits but fewer than ``sqrt(forced_k * P * sum of the children's visits)`` is taken first.
@@ -100,6 +104,8 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, score_
             if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits):
                 return c
     fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
+    if not math.isnan(fpu_value):
+        fpu = fpu_value
     parent_visits = ints[VISITS, node] + ints[VIRTUAL, node]
     explore = c_puct * math.sqrt(max(parent_visits, 1))
     best = first
@@ -161,8 +167,8 @@ def _terminal(cells, info, W, action_point, spec, komi):
 
 @njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
-                  c_puct, fpu_reduction, root_fpu_reduction, scored, score_utility, score_center, score_scale,
-                  forced_k, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
+                  c_puct, fpu_reduction, root_fpu_reduction, fpu_value, scored, score_utility, score_center,
+                  score_scale, forced_k, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
@@ -195,10 +201,11 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             if node == 0 and forced_root:
                 node = root_path[leaves + finished]
             elif node == 0:
-                node = _best_child(ints, floats, 0, c_puct, root_fpu_reduction, score_utility, center, score_scale,
-                                   forced_k)
+                node = _best_child(ints, floats, 0, c_puct, root_fpu_reduction, fpu_value, score_utility, center,
+                                   score_scale, forced_k)
             else:
-                node = _best_child(ints, floats, node, c_puct, fpu_reduction, score_utility, center, score_scale, 0.0)
+                node = _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, center,
+                                   score_scale, 0.0)
             center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]

@@ -17,10 +17,12 @@ RESPONSE = re.compile(r"([=?])(\d*)(?: (.*))?$")
 
 
 def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None = None,
-                     **fields: Any) -> FrontEndConfig:
-    """A FrontEndConfig as ``engine gtp --visits --batch --seed`` builds it (no network), other fields as given."""
+                     network_free: str = "uniform", **fields: Any) -> FrontEndConfig:
+    """A FrontEndConfig as ``engine gtp --model uniform --visits --batch --seed`` builds it (search details
+    that no test should depend on stay out of the way), other fields as given; ``network_free="rollouts"``
+    is the engine's own fallback."""
     return FrontEndConfig(player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=batch)),
-                          evaluator=EvaluatorOptions(seed=seed), seed=seed, **fields)
+                          evaluator=EvaluatorOptions(seed=seed), seed=seed, network_free=network_free, **fields)
 
 
 def run_session(data: bytes | str, **options: Any) -> str:

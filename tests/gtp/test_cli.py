@@ -76,3 +76,4 @@ def test_gomoku_from_the_command_line() -> None:
     result = subprocess.run([*ENGINE, "gtp", "--game", "gomoku", "--size", "9"], input=script, capture_output=True,
                             timeout=120)
     assert [text for _status, _id, text in responses(result.stdout.decode())] == ["Gomoku", "9", ""]
+    assert "pure Monte-Carlo tree search with random playouts" in result.stderr.decode()  # no network ships

@@ -38,9 +38,9 @@ def test_every_listed_command_is_known_and_answers() -> None:
                      "time_settings", "time_left", "loadsgf", "printsgf", "reg_genmove", "cputime",
                      "kgs-time_settings", "kgs-genmove_cleanup", "lz-analyze", "lz-genmove_analyze", "kata-analyze",
                      "kata-genmove_analyze", "analyze", "genmove_analyze", "gogui-analyze_commands",
-                     "gogui-interrupt", "gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_legal_moves",
-                     "gogui-rules_side_to_move", "gogui-rules_final_result", "gogui-rules_board"):
+                     "gogui-interrupt"):
         assert required in registry, required
+    assert set(build_registry("gomoku").names()) == set(names) | set(RULER_COMMANDS)
     # Every command GoGui's analyze menu offers exists.
     for line in answers("gogui-analyze_commands\n", size=9)[0].split("\n"):
         assert line.split("/")[2].split()[0] in registry
@@ -221,14 +221,34 @@ def test_time_settings_bound_genmove(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen[2] == pytest.approx(100 / 32 - 0.25)  # 100 s over the 32 moves expected on 79 empty points
 
 
-@pytest.mark.parametrize("command,expected", [("gogui-rules_game_id", "Go"), ("gogui-rules_board_size", "9"),
+RULER_COMMANDS = ("gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_legal_moves",
+                  "gogui-rules_side_to_move", "gogui-rules_final_result", "gogui-rules_board")
+
+
+def _gogui_sees(game: str) -> tuple[bool, bool]:
+    """``(ruler, resizes)`` as GoGui.java decides from ``list_commands`` on attaching a program: it hosts
+    it as a game ruler when it lists gogui-rules_game_id, _legal_moves and _side_to_move and the game is
+    not Go (isGtpRuler, isGtpCompatibleWithGame), and it sets up a new board of the size the program
+    answers to gogui-rules_board_size whenever that is listed."""
+    listed = set(answers("list_commands\n", game=game, size=9)[0].split("\n"))
+    ruler_commands = {"gogui-rules_game_id", "gogui-rules_legal_moves", "gogui-rules_side_to_move"} <= listed
+    compatible = "gogui-rules_game_id" in listed and answers("gogui-rules_game_id\n", game=game)[0].lower() == "go"
+    return ruler_commands and not compatible, "gogui-rules_board_size" in listed
+
+
+def test_gogui_attaches_go_as_a_player_and_gomoku_as_a_ruler() -> None:
+    assert _gogui_sees("go") == (False, False)  # as GNU Go: GoGui keeps the user's board and referees itself
+    assert _gogui_sees("gomoku") == (True, True)
+    assert answers("".join(f"known_command {name}\n" for name in RULER_COMMANDS), size=9) == ["false"] * 6
+
+
+@pytest.mark.parametrize("command,expected", [("gogui-rules_game_id", "Gomoku"), ("gogui-rules_board_size", "9"),
                                               ("gogui-rules_side_to_move", "black"),
                                               ("gogui-rules_final_result", "unknown")])
-def test_rules_commands_for_go(command: str, expected: str) -> None:
-    assert answers(command + "\n", size=9) == [expected]
+def test_rules_commands_for_gomoku(command: str, expected: str) -> None:
+    assert answers(command + "\n", game="gomoku", size=9) == [expected]
 
 
-def test_legal_moves_in_go_include_pass_and_respect_ko() -> None:
-    setup = "play b B4\nplay b A3\nplay b B2\nplay w C4\nplay w B3\nplay w D3\nplay w C2\nplay b C3\n"
-    legal = answers(setup + "gogui-rules_legal_moves\n", size=5)[-1].split()
-    assert "pass" in legal and "B3" not in legal and "C3" not in legal and "A1" in legal
+def test_gomoku_legal_moves_are_the_empty_points() -> None:
+    legal = answers("play b E5\nplay w D4\ngogui-rules_legal_moves\n", game="gomoku", size=5)[-1].split()
+    assert len(legal) == 23 and "pass" not in legal and "E5" not in legal and "D4" not in legal and "A1" in legal
