@@ -7,6 +7,7 @@ Only click is imported here; the engine loads when a command runs, so
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,18 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
                           evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 
+def _exit_at_once() -> None:
+    """End the process now that the session is over, without waiting for a background compile.
+
+    Torch aborts ("terminate called without an active exception") when the
+    interpreter shuts down under a compile that is still running (:mod:`gtp.warmup`).
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(0)
+
+
 def _size_threads(config: FrontEndConfig, threads: int | None) -> None:
     """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
     if config.model is not None:
@@ -133,6 +146,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         raise click.UsageError(str(exc)) from exc
     _size_threads(config, threads)
     serve(config, sys.stdin.buffer, sys.stdout.buffer)
+    _exit_at_once()
 
 
 @click.command("gomocup")
@@ -152,3 +166,4 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     config = _front_end_config(model, "gomoku", visits, seconds, batch, device, runtime, seed)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
+    _exit_at_once()
