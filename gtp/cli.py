@@ -59,8 +59,8 @@ def _engine_options(function: Any) -> Any:
         click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
         click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network."),
         click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
-                     help="How the network runs: compile (torch.compile; a slower start, faster moves on a CPU), "
-                          "eager, or auto (compile on a CPU, eager on a GPU)."),
+                     help="How the network runs: compile (torch.compile in the background; moves run eagerly until "
+                          "it is ready, then faster on a CPU), eager, or auto (compile on a CPU, eager on a GPU)."),
         click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
         click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
                      show_default=True, help="Diagnostics on stderr."),
