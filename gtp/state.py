@@ -168,7 +168,7 @@ class EngineState:
                 log.warning("no network (none given with --model PATH, none bundled for %s): playing with "
                             "uniform priors and no value network, which is very weak", self.rules.game)
             else:
-                log.info("loading the network %s", self.config.model)
+                log.info("network: %s (loading)", self.config.model)
             self._player = self._player_for(self.rules)
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
