@@ -7,6 +7,7 @@ Only click is imported here; the engine loads when a command runs, so
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -70,8 +71,8 @@ def _engine_options(function: Any) -> Any:
                      help="Torch CPU threads for the network. One does not collapse when another program takes a "
                           "core (the README has the figures); more can help on an idle many-core machine."),
         click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
-                     help="How the network runs: compile (torch.compile; a slower start, faster moves on a CPU), "
-                          "eager, or auto (compile on a CPU, eager on a GPU)."),
+                     help="How the network runs: compile (torch.compile in the background; moves run eagerly until "
+                          "it is ready, then faster on a CPU), eager, or auto (compile on a CPU, eager on a GPU)."),
         click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
         click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
                      show_default=True, help="Diagnostics on stderr."),
@@ -116,6 +117,18 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
                           evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 
+def _exit_at_once() -> None:
+    """End the process now that the session is over, without waiting for a background compile.
+
+    Torch aborts ("terminate called without an active exception") when the
+    interpreter shuts down under a compile that is still running (:mod:`gtp.warmup`).
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(0)
+
+
 def _size_threads(config: FrontEndConfig, threads: int) -> None:
     """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
     if config.model is not None:
@@ -157,6 +170,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         raise click.UsageError(str(exc)) from exc
     _size_threads(config, threads)
     serve(config, sys.stdin.buffer, sys.stdout.buffer)
+    _exit_at_once()
 
 
 @click.command("gomocup")
@@ -176,6 +190,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     config = _front_end_config(model, "gomoku", visits, seconds, batch, device, runtime, seed)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
+    _exit_at_once()
 
 
 @click.command("analysis")

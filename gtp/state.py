@@ -5,8 +5,11 @@ layer builds it) and warms up in a background thread: it loads the evaluator
 (the network or, when there is none, pure MCTS with random playouts or the uniform stand-in), creates the
 player and runs a tiny search so that the compiled kernels are ready. Only
 then do commands that need the engine run (:meth:`wait_ready`); the protocol
-commands answer at once. A session snapshots the state before each command
-and restores it when the command fails.
+commands answer at once. The network runs eagerly at first: compiling it, for
+each board size the session plays on, happens afterwards in the background
+(:mod:`gtp.warmup`), so neither the first move nor ``boardsize`` waits for it.
+A session snapshots the state before each command and restores it when the
+command fails.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from engine import (
 )
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
+from gtp.warmup import BackgroundWarmUp
 
 __all__ = ["FrontEndConfig", "EngineState", "OPEN_ENDED_VISITS", "parse_color", "parse_vertex", "parse_int",
            "parse_float"]
@@ -166,6 +170,8 @@ class EngineState:
         self.network_ownership = False  # the network has an ownership head (Go; known once the engine is ready)
         self._ready = threading.Event()
         self._error: str | None = None
+        self._background = BackgroundWarmUp()
+        self._playouts_queued = False
 
     # ---------------------------------------------------------------- warm-up
     def start(self, background: bool = True) -> None:
@@ -185,8 +191,9 @@ class EngineState:
                 log.warning("no network (--model uniform): playing with uniform priors and no value network, "
                             "which is very weak")
             else:
-                log.info("network: %s", self.config.model)
+                log.info("network: %s (loading)", self.config.model)
             self._player = self._player_for(self.rules)
+            log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
             result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
             if self.rules.game == "go":
@@ -194,7 +201,6 @@ class EngineState:
                 if self.config.model is not None and (result.ownership is None or result.score_mean is None):
                     log.warning("the network has no ownership and score heads: analysis reports no score, and "
                                 "ownership and dead stones come from random playouts")
-                playout_ownership(game, playouts=1)
             self._player.new_game()
             self._game = game
             log.info("engine ready in %.1f s (%s)", time.perf_counter() - started, self.rules)
@@ -215,12 +221,25 @@ class EngineState:
             if self._rollouts:
                 self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
             else:
-                self._evaluators[key] = load_evaluator(rules, self.config.model, self.config.evaluator)
+                options = replace(self.config.evaluator, eager_until_compiled=True)   # see _after_search
+                self._evaluators[key] = load_evaluator(rules, self.config.model, options)
         return self._evaluators[key]
 
     @property
     def _rollouts(self) -> bool:
         return self.config.model is None and self.config.network_free == "rollouts"
+
+    def _after_search(self) -> None:
+        """Queue the warm-up that makes later searches faster, once a search on the eager network has answered.
+
+        Not before: on a machine with few cores a compile running beside the first search made it
+        several times slower, and a GUI usually changes the board size before it asks for a move.
+        """
+        self._background.compile_network(self.player.evaluator, self.rules.size)
+        if self.rules.game == "go" and not self._playouts_queued:   # dead stones without an ownership head
+            self._playouts_queued = True
+            self._background.run("compiling the random playouts' kernels",
+                                 lambda: playout_ownership(Game(self.rules), playouts=1))
 
     def _player_for(self, rules: Rules) -> Player:
         evaluator = self._evaluator_for(rules)
@@ -313,6 +332,7 @@ class EngineState:
         decision = self.player.choose(self.game, color, seconds=self.budget(color), stop=stop, progress=progress,
                                       dead=dead)
         self.time.spent(int(color), time.monotonic() - started)
+        self._after_search()
         if decision.action is None:
             return "resign"
         if play:
@@ -347,7 +367,9 @@ class EngineState:
         game = Player.for_color(self.game, color)
         if visits is None and seconds is None:
             visits, seconds = self.config.player.visits, self.config.player.seconds
-        return self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
+        result = self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
+        self._after_search()
+        return result
 
     # -------------------------------------------------------------- ownership
     def ownership(self) -> np.ndarray:

@@ -10,6 +10,12 @@ change to any of them makes every cached kernel miss and recompile. Stale
 entries are never read and are overwritten in place; nothing is deleted and no
 numba setting is touched. ``NUMBA_DISABLE_JIT=1`` still turns every kernel
 into plain Python.
+
+Where the cache lives, first that works: ``NUMBA_CACHE_DIR`` when it is set
+(numba's own setting; ``engine bench startup`` points it at an empty folder
+for a cold start), ``__pycache__`` beside each kernel module, else the user's
+cache directory (``~/.cache/numba`` or ``$XDG_CACHE_HOME/numba``), so that a
+system-wide, read-only install still compiles each kernel only once.
 """
 
 from __future__ import annotations
@@ -22,7 +28,13 @@ from typing import Any
 
 import numba
 from numba.core import typeinfer
-from numba.core.caching import CompileResultCacheImpl, FunctionCache, InTreeCacheLocator, UserWideCacheLocator
+from numba.core.caching import (
+    CompileResultCacheImpl,
+    FunctionCache,
+    InTreeCacheLocator,
+    UserProvidedCacheLocator,
+    UserWideCacheLocator,
+)
 
 __all__ = ["njit", "kernel_fingerprint", "KERNEL_ROOTS"]
 
@@ -55,6 +67,10 @@ class _StampedByAllKernels:
         return _fingerprint()
 
 
+class _UserProvidedLocator(_StampedByAllKernels, UserProvidedCacheLocator):
+    """``NUMBA_CACHE_DIR``, when it is set."""
+
+
 class _InTreeLocator(_StampedByAllKernels, InTreeCacheLocator):
     """``__pycache__`` beside the module, as numba's default."""
 
@@ -64,7 +80,7 @@ class _UserWideLocator(_StampedByAllKernels, UserWideCacheLocator):
 
 
 class _KernelCacheImpl(CompileResultCacheImpl):
-    _locator_classes = [_InTreeLocator, _UserWideLocator]
+    _locator_classes = [_UserProvidedLocator, _InTreeLocator, _UserWideLocator]
 
 
 class _KernelCache(FunctionCache):

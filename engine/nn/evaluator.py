@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -183,6 +184,11 @@ class NetEvaluator:
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
     if compiling fails (no C++ compiler, say) the evaluator warns once and
     runs eagerly. Tests should ask for ``eager``: compiling takes seconds.
+    The network compiles on its first evaluation of a board size, unless
+    ``eager_until_compiled``: then a board size runs eagerly until
+    :meth:`warm_up` (which may run in another thread) has compiled it, so that
+    a front end answers at once and moves faster when the compiled form is
+    ready (both forms give the same outputs to float tolerance).
 
     Cache. ``cache_size`` evaluations (0: none) are kept in LRU order, keyed by
     ``Position.key`` (stones, side to move, ko point); when the encoder reads
@@ -196,7 +202,7 @@ class NetEvaluator:
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
                  dtype: str = "auto", random_symmetry: bool = False, cache_size: int = DEFAULT_CACHE_SIZE,
-                 seed: int | None = None, runtime: str = "auto") -> None:
+                 seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False) -> None:
         import torch
 
         from engine.nn.model_file import ModelFormatError
@@ -219,10 +225,10 @@ class NetEvaluator:
         if self.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
         self.runtime = pick_runtime(runtime, self.device)
-        self._compiled = None
-        if self.runtime == "compile":   # dynamic: one compilation serves every batch and board size
-            self._compiled = torch.compile(self.net, dynamic=True, options={"freezing": True})
-        self._compiled_once = False
+        self.eager_until_compiled = eager_until_compiled
+        self._compiled: Callable[[torch.Tensor], NetOutput[torch.Tensor]] | None = None   # built on first use
+        self._compiled_sizes: set[int] = set()   # board sizes the compiled form has run on
+        self._compile_lock = threading.Lock()
         self.random_symmetry = random_symmetry
         self._rng = np.random.default_rng(seed)
         self._symmetries: dict[int, _Symmetries] = {}
@@ -282,7 +288,7 @@ class NetEvaluator:
                 x = self._symmetry(x.shape[-1]).planes(x, ks)
             if self.channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
-            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype_name == "bf16"):
+            with self._autocast():
                 out = self._forward(x).map(lambda t: t.float())
             if ks is not None:
                 table = self._symmetry(x.shape[-1])
@@ -296,32 +302,61 @@ class NetEvaluator:
         batch = PositionBatch.stack(positions)
         return self.infer(self.encoder.encode_batch(batch), np.full(len(batch), symmetry))
 
+    @property
+    def compiled_sizes(self) -> frozenset[int]:
+        """The board sizes whose evaluations run on the compiled network (none while the runtime is eager)."""
+        return frozenset(self._compiled_sizes) if self.runtime == "compile" else frozenset()
+
     def warm_up(self, size: int | None = None) -> None:
-        """Run one dummy batch, so that compiling (if any) happens now rather than on the first move."""
+        """Run one dummy batch of ``size`` (default: the network's, else 19) through the form the runtime asks
+        for, so that compiling happens now rather than on a move; safe to call from a background thread."""
+        import torch
+
         size = size or self.net.config.board_size or 19
-        self.infer(np.zeros((2, self.net.config.in_planes, size, size), dtype=np.float32))
+        x = torch.zeros((2, self.net.config.in_planes, size, size), device=self.device)
+        with torch.inference_mode(), self._autocast():
+            if self.runtime == "compile":
+                self._compiled_forward(x)
+            else:
+                self.net(x)
 
     def clear_cache(self) -> None:
         self._cache.clear()
 
     # ------------------------------------------------------------ internals
-    def _forward(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
+    def _autocast(self) -> "torch.autocast":
         import torch
 
-        if self._compiled is None:
-            return self.net(x)
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype_name == "bf16")
+
+    def _forward(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
+        if self.runtime == "compile" and (not self.eager_until_compiled or x.shape[-1] in self._compiled_sizes):
+            return self._compiled_forward(x)
+        return self.net(x)
+
+    def _compiled_forward(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
+        """The compiled network on ``x``; on a compiler failure the eager one, and the runtime turns eager."""
+        import torch
+
         if len(x) == 1:  # Inductor specialises batch 1 (a second compilation): run it as a pair instead
-            return self._forward(torch.cat([x, x])).map(lambda t: t[:1])
-        try:
-            result = self._compiled(x)
-        except Exception as error:  # noqa: BLE001 -- any compiler failure: fall back to eager, once
-            if self._compiled_once:
-                raise
-            log.warning("torch.compile failed (%s); running the network eagerly", str(error).splitlines()[0])
-            self._compiled, self.runtime = None, "eager"
-            return self.net(x)
-        self._compiled_once = True
-        return result
+            return self._compiled_forward(torch.cat([x, x])).map(lambda t: t[:1])
+        size = x.shape[-1]
+        if size in self._compiled_sizes:   # compiled: no lock, so a compile for another size never blocks it
+            assert self._compiled is not None
+            return self._compiled(x)
+        with self._compile_lock:
+            try:
+                if self._compiled is None:   # dynamic: one compilation serves every batch size
+                    self._compiled = torch.compile(self.net, dynamic=True, options={"freezing": True})
+                result = self._compiled(x)
+            except Exception as error:  # noqa: BLE001 -- any compiler failure: fall back to eager, once
+                if self._compiled_sizes:
+                    raise
+                log.warning("torch.compile failed (%s); running the network eagerly", str(error).splitlines()[0])
+                self._compiled, self.runtime = None, "eager"
+                return self.net(x)
+            self._compiled_sizes.add(size)
+            return result
 
     def _empty(self, batch: int, actions: int) -> "NetOutput[np.ndarray]":
         """Room for ``batch`` rows of every head the network has (float32)."""

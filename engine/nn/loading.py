@@ -20,8 +20,10 @@ __all__ = ["EvaluatorOptions", "load_evaluator"]
 @dataclass(frozen=True)
 class EvaluatorOptions:
     """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16),
-    a random symmetry per evaluation, the evaluation cache size. Torch's CPU threads are the
-    process's, not an evaluator's: the command sets them (``set_cpu_threads``)."""
+    a random symmetry per evaluation, the evaluation cache size, the runtime, and whether a board
+    size runs eagerly until ``warm_up`` compiled it (``eager_until_compiled``: front ends, which
+    must answer at once). Torch's CPU threads are the process's, not an evaluator's: the command
+    sets them (``set_cpu_threads``)."""
 
     device: str | None = None
     dtype: str = "auto"
@@ -29,6 +31,7 @@ class EvaluatorOptions:
     cache_size: int = 1 << 15
     runtime: str = "auto"
     seed: int | None = None
+    eager_until_compiled: bool = False
 
 
 def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
@@ -50,4 +53,5 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
     encoder = get_encoder(model.info.encoder, rules, model.info.num_planes)
     return NetEvaluator(model, encoder, device=options.device, dtype=options.dtype,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
-                        seed=options.seed, runtime=options.runtime)
+                        seed=options.seed, runtime=options.runtime,
+                        eager_until_compiled=options.eager_until_compiled)
