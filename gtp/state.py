@@ -347,6 +347,8 @@ class EngineState:
         It grows the player's tree, which the next ``genmove`` reuses when the opponent's reply is in
         it (its visit limit counts those visits, as Leela Zero's does). The session runs the job
         between commands and joins it before the next one, so nothing else touches the game meanwhile.
+        The search waits for a background warm-up to finish first: beside a compile, a command waited
+        2 s for the ponder search to stop.
         """
         if not self._ready.is_set() or self._game is None or self._player is None:
             return None
@@ -355,6 +357,10 @@ class EngineState:
             return None
 
         def job(stop: Callable[[], bool]) -> None:
+            while self._background.busy and not stop():
+                time.sleep(0.01)
+            if stop():
+                return
             result = player.analyse(game, visits=OPEN_ENDED_VISITS, stop=stop)
             log.debug("pondered %d visits in %.1f s", result.simulations, result.seconds)
 

@@ -30,10 +30,18 @@ class BackgroundWarmUp:
         self._thread: threading.Thread | None = None
         self._compiling: set[tuple[int, int]] = set()   # (id of the evaluator, board size) already queued
         self._lock = threading.Lock()
+        self._pending = 0   # jobs queued or running
+
+    @property
+    def busy(self) -> bool:
+        """A job is queued or running: work that wants the CPU and the interpreter to itself (pondering)
+        should wait, or it slows the job and the job slows its answers."""
+        return self._pending > 0
 
     def run(self, what: str, job: Callable[[], object]) -> None:
         """Run ``job`` (``what`` says what it does, for the log) after the jobs queued before it."""
         with self._lock:   # analysis searches end in their own threads
+            self._pending += 1
             self._jobs.put((what, job))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="engine-background-warm-up", daemon=True)
@@ -61,3 +69,6 @@ class BackgroundWarmUp:
                 log.info("background: %s: done in %.1f s", what, time.perf_counter() - started)
             except Exception:  # noqa: BLE001 -- a failed warm-up only leaves things slower; say so and go on
                 log.warning("background: failed: %s", what, exc_info=True)
+            finally:
+                with self._lock:
+                    self._pending -= 1

@@ -103,3 +103,26 @@ def test_no_pondering_without_the_engine_s_own_move() -> None:
     assert talk.evaluated == before
     assert talk.state.ponder_job() is None
     talk.close()
+
+
+def test_pondering_waits_for_a_background_warm_up() -> None:
+    """A compile in the background and a pondering search would slow each other and the answers."""
+    talk = _Conversation(ponder=False)
+    talk.ask("genmove b")
+    running, release = threading.Event(), threading.Event()
+    talk.state._background.run("a stand-in compile", lambda: (running.set(), release.wait(PATIENCE)))
+    assert running.wait(PATIENCE)
+    job = talk.state.ponder_job()
+    assert job is not None
+    stopped = threading.Event()
+    pondering = threading.Thread(target=job, args=(stopped.is_set,), daemon=True)
+    before = talk.evaluated
+    pondering.start()
+    pondering.join(0.5)
+    assert pondering.is_alive() and talk.evaluated == before  # waiting, not searching
+    release.set()
+    talk.wait_for_evaluations(before + 50)  # the warm-up done, it searches
+    stopped.set()
+    pondering.join(PATIENCE)
+    assert not pondering.is_alive()
+    talk.close()
