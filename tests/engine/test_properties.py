@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import EngineError, Game, IllegalMoveError, Position, Rules
-from engine.core.board import FORBIDDEN, GAME_OVER, KO_RECAPTURE, LEGAL, OCCUPIED, STONES
+from engine.core.board import FORBIDDEN, KO_RECAPTURE, LEGAL, OCCUPIED, STONES
 from engine.core.dispatch import is_terminal, pack_rules, terminal_value
 from engine.core.playout import random_playout
 from engine.core.position import GAME_OVER, OFF_BOARD, SUPERKO
