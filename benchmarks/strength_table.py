@@ -32,7 +32,12 @@ def _cell(match: dict[str, Any] | None) -> str:
     low, high = match["win_rate_interval"]
     elo_low, elo_high = match["elo_interval"]
     return (f"{100 * match['win_rate']:.0f}% [{100 * low:.0f}-{100 * high:.0f}] of {match['games']}, "
-            f"Elo {match['elo']:+.0f} [{elo_low:+.0f}, {elo_high:+.0f}]")
+            f"Elo {_signed(match['elo'])} [{_signed(elo_low)}, {_signed(elo_high)}]")
+
+
+def _signed(elo: float) -> str:
+    """``+191`` / ``-40`` / ``+0`` (never ``-0``)."""
+    return f"{round(elo) + 0:+d}"
 
 
 def _run(work: Path, arm: str) -> dict[str, Any]:
