@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from training.stats import signed
+
 ARMS = ("puct", "aux", "forced", "gumbel16", "gumbel32")
 LABELS = {"start": "start network (bundled)", "puct": "PUCT (today's pipeline)", "aux": "+ auxiliary targets",
           "forced": "+ forced playouts and pruning", "gumbel16": "Gumbel, 16 simulations",
@@ -32,12 +34,8 @@ def _cell(match: dict[str, Any] | None) -> str:
     low, high = match["win_rate_interval"]
     elo_low, elo_high = match["elo_interval"]
     return (f"{100 * match['win_rate']:.0f}% [{100 * low:.0f}-{100 * high:.0f}] of {match['games']}, "
-            f"Elo {_signed(match['elo'])} [{_signed(elo_low)}, {_signed(elo_high)}]")
+            f"Elo {signed(match['elo'])} [{signed(elo_low)}, {signed(elo_high)}]")
 
-
-def _signed(elo: float) -> str:
-    """``+191`` / ``-40`` / ``+0`` (never ``-0``)."""
-    return f"{round(elo) + 0:+d}"
 
 
 def _run(work: Path, arm: str) -> dict[str, Any]:
