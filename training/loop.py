@@ -22,7 +22,9 @@ table: Elo relative to that opponent. Generation 0 is a random network of
 With ``cpu_hours`` no generation starts once the run's processes have used that
 much CPU time (self-play, gather, training and validation, counted per phase in
 ``state.json``; gating and rating matches not counted): arms of an experiment get
-equal compute even when they share a machine. Each phase resumes where a kill left it
+equal compute even when they share a machine. Self-play notes its CPU time after
+every game, so a kill does not hide the compute behind the games it keeps (self-play
+worker processes count only once they end). Each phase resumes where a kill left it
 (self-play counts the games already written, gather skips what it gathered,
 training restarts from its checkpoint); a match in flight is replayed.
 """
@@ -135,6 +137,7 @@ class _Run:
         self.report = report
         self.rules = config.game_rules()
         self.state: dict[str, Any] = {}
+        self.phase_cpu = 0.0  # _cpu_seconds() when the running phase began
 
     def path(self, *parts: str) -> Path:
         return self.root.joinpath(*parts)
@@ -156,6 +159,19 @@ class _Run:
 
     def save_state(self) -> None:
         write_json(self.path(STATE_FILE), self.state)
+
+    def save_progress(self) -> None:
+        """Note the running phase's CPU time so far (``cpu_pending``), so that a kill does not lose it:
+        the games that phase wrote are kept, and the compute that made them counts."""
+        self.state["current"]["cpu_pending"] = round(_cpu_seconds() - self.phase_cpu, 1)
+        self.save_state()
+
+    def fold_pending_cpu(self) -> None:
+        """After a kill: the interrupted phase's CPU time joins the generation's."""
+        current = self.state["current"]
+        pending = current.pop("cpu_pending", 0.0)
+        if pending:
+            current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + pending, 1)
 
     @property
     def best(self) -> Path:
@@ -206,7 +222,8 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
     output = SelfPlayOutput(games_dir, run.path("sgf", _gen(generation)))
     with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
         summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
-                               run.config.workers, lambda _game: bar.update(1), worker_threads=run.config.threads)
+                               run.config.workers, lambda _game: (bar.update(1), run.save_progress()),
+                               worker_threads=run.config.threads)
     run.report(f"generation {generation} self-play: {summary.describe()}")
     return {"games": have + summary.games, **{k: summary.to_dict()[k] for k in (
         "moves", "targets", "black_wins", "white_wins", "draws", "games_per_hour", "false_resign_rate")}}
@@ -384,6 +401,7 @@ def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callab
     run = _Run(root, config, report)
     if not run.load_state():
         _bootstrap(run)
+    run.fold_pending_cpu()
     while run.state["next"] <= config.generations:
         if config.cpu_hours is not None and cpu_hours_used(run.state) >= config.cpu_hours:
             report(f"CPU budget spent: {cpu_hours_used(run.state):.2f} of {config.cpu_hours:g} hours")
@@ -391,11 +409,12 @@ def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callab
         generation = run.state["next"]
         started = time.perf_counter()
         for phase in PHASES[PHASES.index(run.state["phase"]):]:
-            cpu = _cpu_seconds()
+            run.phase_cpu = _cpu_seconds()
             run.state["current"].update(_phase(run, phase, generation))
+            current = run.state["current"]
+            current.pop("cpu_pending", None)
             if phase not in _UNCOUNTED:
-                current = run.state["current"]
-                current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + _cpu_seconds() - cpu, 1)
+                current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + _cpu_seconds() - run.phase_cpu, 1)
             following = PHASES.index(phase) + 1
             run.state["phase"] = PHASES[following] if following < len(PHASES) else "done"
             run.save_state()

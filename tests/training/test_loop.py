@@ -141,3 +141,26 @@ def test_the_loop_command_sets_the_self_play_methods(tmp_path: Path, monkeypatch
                                   "--cpu-hours", "2")
     search = config.selfplay.player.search
     assert (search.gumbel_considered, search.forced_playouts_k, config.cpu_hours) == (16, 2.0, 2.0)
+
+
+def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.selfplay
+
+    save, saved = training.selfplay._save, []
+
+    def save_twice_then_die(*args: object, **kwargs: object) -> object:
+        if len(saved) == 2:
+            raise Stop
+        saved.append(save(*args, **kwargs))  # type: ignore[arg-type]
+        return saved[-1]
+
+    config = replace_paths(_config(), {"rating_games": 0, "gate_games": 0})
+    monkeypatch.setattr(training.selfplay, "_save", save_twice_then_die)
+    with pytest.raises(Stop):
+        run_loop(tmp_path, config)
+    pending = json.loads((tmp_path / STATE_FILE).read_text())["current"]["cpu_pending"]
+    assert pending > 0
+    monkeypatch.setattr(training.selfplay, "_save", save)
+    state = run_loop(tmp_path, config)
+    assert "cpu_pending" not in state["history"][1] and state["history"][1]["cpu_seconds"] >= pending
