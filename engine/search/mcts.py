@@ -418,14 +418,14 @@ class Search:
             self._start_gumbel()
 
     def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per action (``[N*N+1]``): completed visits, visits in flight, mean value (the root's side to
-        move, 0 where unvisited), prior."""
+        """Per action (``float32[N*N+1]``): completed visits, visits in flight, mean value (the root's side
+        to move, 0 where unvisited), prior."""
         actions = self.rules.num_actions
-        visits, pending = np.zeros(actions, np.float64), np.zeros(actions, np.float64)
-        q, priors = np.zeros(actions, np.float64), np.zeros(actions, np.float64)
+        visits, pending = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
+        q, priors = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
         children = self._children()
         acts = self._ints[ACTION, children]
-        n = self._ints[VISITS, children].astype(np.float64)
+        n = self._ints[VISITS, children].astype(np.float32)
         visits[acts] = n
         pending[acts] = self._ints[VIRTUAL, children]
         q[acts] = np.where(n > 0, self._floats[VALUE_SUM, children] / np.maximum(n, 1), 0.0)
@@ -565,16 +565,8 @@ class Search:
 
     def result(self, seconds: float = 0.0, simulations: int = 0) -> SearchResult:
         actions = self.rules.num_actions
-        visits = np.zeros(actions, dtype=np.float32)
-        q = np.zeros(actions, dtype=np.float32)
-        priors = np.zeros(actions, dtype=np.float32)
+        visits, _, q, priors = self._root_arrays()
         children = self._children()
-        if children.stop > children.start:
-            acts = self._ints[ACTION, children]
-            n = self._ints[VISITS, children].astype(np.float32)
-            visits[acts] = n
-            q[acts] = np.where(n > 0, self._floats[VALUE_SUM, children] / np.maximum(n, 1), 0.0)
-            priors[acts] = self._floats[PRIOR, children]
         root_n = max(self.root_visits, 1)
         value = -float(self._floats[VALUE_SUM, 0]) / root_n if self.root_visits else float(
             self._floats[NET_VALUE, 0])
@@ -590,7 +582,8 @@ class Search:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)
         if children.stop > children.start:
-            moves[acts], stdevs[acts] = _score_statistics(self._floats[:, children], n)
+            acts = self._ints[ACTION, children]
+            moves[acts], stdevs[acts] = _score_statistics(self._floats[:, children], visits[acts])
         mean, stdev = _score_statistics(self._floats[:, :1], np.float32([self.root_visits]))
         return replace(result, score_mean=-float(mean[0]), score_stdev=float(stdev[0]), move_scores=moves,
                        move_score_stdevs=stdevs)
