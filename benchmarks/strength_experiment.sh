@@ -59,7 +59,7 @@ run_arm() {
     # shellcheck disable=SC2046  # the options are words
     nice -n 10 engine loop "$WORK/$arm" --game go --size 9 --rules "$RULES" --start-model "$START" \
         --generations 1000 --cpu-hours "$CPU_HOURS" --threads 1 --seed 13 --steps 150 $(arm_options "$arm") \
-        >"$WORK/$arm.log" 2>&1
+        >>"$WORK/$arm.log" 2>&1
     echo "$arm: done ($(tail -n 1 "$WORK/$arm.log"))"
 }
 
