@@ -11,6 +11,7 @@ The run directory holds everything, and the loop resumes from it after a kill::
     RUN_DIR/tensorboard/      training scalars, by global training step
     RUN_DIR/matches/000001/   SGF of the gating and rating matches
     RUN_DIR/ratings.md        the ratings table; RUN_DIR/progress.png the loss and rating plot
+    RUN_DIR/.lock             held (flock) by the one loop running here; a second is refused
 
 Generation g is trained from the best model on the chunks of the last
 ``window`` generations. With ``gate_games`` > 0 it replaces the best model
@@ -31,11 +32,13 @@ training restarts from its checkpoint); a match in flight is replayed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +58,7 @@ log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 STATE_FILE = "state.json"
+LOCK_FILE = ".lock"
 RUN_VERSION = 2
 STATE_VERSION = 1
 PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
@@ -394,6 +398,26 @@ def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callab
     """
     root = Path(run_dir)
     root.mkdir(parents=True, exist_ok=True)
+    with _sole_writer(root):
+        return _run_locked(root, config, report, after_phase)
+
+
+@contextlib.contextmanager
+def _sole_writer(root: Path) -> Iterator[None]:
+    """Hold ``root/LOCK_FILE`` for the whole run: a second loop on the same directory would interleave
+    generations and overwrite the state, so it is refused. The kernel drops the lock when the process
+    dies, ``kill -9`` included, so a stale lock never blocks a resume."""
+    with open(root / LOCK_FILE, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunStateError(f"{root}: another loop is running in this directory (it holds {LOCK_FILE}); "
+                                "stop it first or choose another run directory") from None
+        yield
+
+
+def _run_locked(root: Path, config: LoopConfig, report: Callable[[str], None],
+                after_phase: Callable[[int, str], None] | None) -> dict[str, Any]:
     new = not (root / STATE_FILE).exists()
     if new and config.start_model:
         config = _sized_like_start_model(config)

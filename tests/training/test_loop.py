@@ -59,6 +59,24 @@ def test_the_loop_resumes_after_an_interruption(tmp_path: Path) -> None:
     assert load_config(tmp_path) == _config(generations=2)
 
 
+def test_a_second_loop_on_a_running_directory_is_refused(tmp_path: Path) -> None:
+    refusals: list[str] = []
+
+    def start_another(generation: int, phase: str) -> None:
+        before = (tmp_path / STATE_FILE).read_text()
+        with pytest.raises(RunStateError, match="another loop is running") as refused:
+            run_loop(tmp_path, _config())
+        refusals.append(str(refused.value))
+        assert (tmp_path / STATE_FILE).read_text() == before
+        raise Stop
+
+    with pytest.raises(Stop):
+        run_loop(tmp_path, _config(), after_phase=start_another)
+    assert len(refusals) == 1
+    state = run_loop(tmp_path, _config())  # the lock went with the first run
+    assert [row["generation"] for row in state["history"]] == [0, 1]
+
+
 def test_settings_round_trip_and_bad_state_is_refused(tmp_path: Path) -> None:
     config = _config()
     assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
