@@ -114,9 +114,15 @@ def pick_runtime(runtime: str, device: "torch.device") -> str:
     """``eager`` or ``compile``; ``auto`` is ``compile`` on a CPU and ``eager`` elsewhere.
 
     On this project's CPU (2 cores, AVX-512, no AMX), ``torch.compile``
-    (Inductor with frozen weights: prepacked oneDNN convolutions, fused
-    bias/ReLU/residual adds) ran b6c64 1.4-1.6x and b10c128 1.2-1.4x faster
-    than eager PyTorch (``engine bench net --runtime``, interleaved runs).
+    (Inductor, batch norms already folded by ``for_inference``, dynamic
+    shapes) ran b6c64 1.4-1.6x and b10c128 1.2-1.4x faster than eager PyTorch
+    (``engine bench net --runtime``, interleaved runs). Inductor's weight
+    freezing (prepacked oneDNN convolutions with fused ReLU and residual
+    adds) gained only 3% on 19x19 b6c64 at batch 16 (1,188 against 1,142
+    positions/s, medians of 3) and specialises every batch size, so it is
+    not used (``torch.compile(options={"freezing": True})`` is ignored by
+    torch 2.13 anyway). The 3x3 convolutions run near the bf16 peak of these
+    cores; what is left is in the algorithm, not the compiler.
     TorchScript freezing and ONNX Runtime came out level with it, within the
     noise, but the first is deprecated and the second an extra dependency.
     Compiling costs 10-25 s on the first evaluation (Inductor caches on disk;
@@ -347,7 +353,7 @@ class NetEvaluator:
         with self._compile_lock:
             try:
                 if self._compiled is None:   # dynamic: one compilation serves every batch size
-                    self._compiled = torch.compile(self.net, dynamic=True, options={"freezing": True})
+                    self._compiled = torch.compile(self.net, dynamic=True)
                 result = self._compiled(x)
             except Exception as error:  # noqa: BLE001 -- any compiler failure: fall back to eager, once
                 if self._compiled_sizes:
