@@ -21,7 +21,8 @@ import click
 from engine.bench.timing import runtime_options
 
 __all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
-           "evaluate_command", "loop_command", "match_command", "gnugo_games_command", "check_games_command"]
+           "evaluate_command", "loop_command", "match_command", "gnugo_games_command", "check_games_command",
+           "gomokubench_games_command"]
 
 _GAMES = click.Choice(["go", "gomoku"])
 
@@ -591,3 +592,32 @@ def check_games_command(sgf_dir: str, rules_text: str | None, as_json: bool) -> 
           as_json, summary.describe())
     if not summary.ok:
         sys.exit(1)
+
+
+@click.command("gomokubench-games")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games the folder should hold (those already there are kept).")
+@click.option("--rules", "rules_text", default="freestyle", show_default=True,
+              help="Gomoku rules string (five in a row): freestyle, standard, renju, 'renju size=19'.")
+@click.option("--levels", default="easy,standard,standard,hard", show_default=True,
+              help="Levels each side's is drawn from, game by game (repeat one to draw it more often).")
+@click.option("--random-moves", type=click.IntRange(0), default=2, show_default=True,
+              help="Uniformly random opening moves, so that games differ.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def gomokubench_games_command(out_dir: str, games: int, rules_text: str, levels: str, random_moves: int,
+                              seed: int) -> None:
+    """Write games of gomokubench's alpha-beta player against itself as SGF files into OUT_DIR (resumable)."""
+    from tqdm import tqdm
+
+    from engine import EngineError, Rules
+    from training.gomokubench_games import GomokubenchGamesConfig, missing_games, write_gomokubench_games
+
+    try:
+        config = GomokubenchGamesConfig(games, Rules.parse(rules_text), tuple(levels.split(",")), random_moves, seed)
+        with tqdm(total=len(missing_games(out_dir, config)), desc="gomokubench games", unit="game",
+                  file=sys.stderr) as bar:
+            summary = write_gomokubench_games(out_dir, config, bar.update)
+    except (EngineError, ValueError, OSError) as error:
+        raise _fail(error) from error
+    click.echo(summary.describe(out_dir))
