@@ -22,6 +22,7 @@ result. An engine given as a baseline's name (``random``, ``mcts-rollouts:N``,
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -184,5 +185,7 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
             opened.append(engines)
             yield engines
 
+    started = time.perf_counter()
     run_jobs(list(range(config.games)), config.jobs, open_engines, play, done)
+    result.seconds = time.perf_counter() - started
     return result

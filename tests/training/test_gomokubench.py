@@ -32,10 +32,10 @@ def _game(variant: str, moves: list[str] = MOVES, size: int = 9) -> Game:
     return game
 
 
-@pytest.mark.parametrize("level", ["standard", "hard"])
-def test_it_plays_the_packages_own_move_under_freestyle(level: str) -> None:
+@pytest.mark.parametrize(("level", "moves"), [("standard", 12), ("hard", 2)])  # hard: 3 plies, few stones
+def test_it_plays_the_packages_own_move_under_freestyle(level: str, moves: int) -> None:
     """The root we run is gomokubench's get_best_move: the same move on the same board."""
-    game = _game("freestyle")
+    game = _game("freestyle", MOVES[:moves])
     player = GomokubenchPlayer(level)
     ours = player(game, np.random.default_rng(0))
     theirs, _ = ai.get_best_move(player._state(game), player.settings["depth"], True,
@@ -80,8 +80,8 @@ def test_a_renju_match_in_process_and_through_engine_match(tmp_path: Path) -> No
     a, b = make_agent("gomokubench:easy", rules, config), make_agent("random", rules, config)
     result = play_match(a, b, rules, config, tmp_path / "evaluate")
     assert result.games == 2 and len(list((tmp_path / "evaluate").glob("*.sgf"))) == 2
-    gtp = play_gtp_match("gomokubench:easy", "random", GtpMatchConfig(games=2, rules=rules, random_moves=2))
-    assert gtp.games == 2 and gtp.a_move_seconds > 0 and gtp.wins >= 1
+    gtp = play_gtp_match("gomokubench:easy", "mcts-rollouts:8", GtpMatchConfig(games=2, rules=rules, random_moves=2))
+    assert gtp.games == 2 and gtp.a_move_seconds > 0 and gtp.b_move_seconds > 0 and gtp.b == "mcts-rollouts:8"
 
 
 def test_engine_match_takes_baseline_names_and_gomoku_rules(tmp_path: Path) -> None:
