@@ -91,3 +91,21 @@ def test_engine_match_takes_baseline_names_and_gomoku_rules(tmp_path: Path) -> N
     result = json.loads(outcome.stdout.strip().splitlines()[-1])
     assert result["rules"] == "renju size=9 k=5" and result["games"] == 2
     assert result["a"] == "gomokubench:easy" and result["b"] == "random"
+
+
+def test_gomokubench_games_are_legal_varied_and_resumable(tmp_path: Path) -> None:
+    from training.gomokubench_games import GomokubenchGamesConfig, write_gomokubench_games
+    from training.replay import check_games
+
+    config = GomokubenchGamesConfig(games=3, rules=Rules.gomoku(9, 5, "renju"), levels=("easy",), seed=4)
+    assert write_gomokubench_games(tmp_path, config).written == 3
+    again = write_gomokubench_games(tmp_path, GomokubenchGamesConfig(**{**config.__dict__, "games": 4}))
+    assert (again.written, again.already) == (1, 3)
+    files = sorted(tmp_path.glob("gomokubench-4-*.sgf"))
+    assert len(files) == 4 and len({f.read_text() for f in files}) == 4
+    assert "PB[gomokubench:easy]" in files[0].read_text()
+    summary = check_games(tmp_path)
+    assert summary.ok and summary.games == 4, summary.describe()
+    outcome = CliRunner().invoke(main, ["gomokubench-games", str(tmp_path / "cli"), "--games", "1", "--rules",
+                                        "freestyle size=9", "--levels", "easy"])
+    assert outcome.exit_code == 0 and "1 games written" in outcome.output, outcome.output
