@@ -28,7 +28,8 @@ def _match(work: Path, name: str, opponent: str) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _cell(match: dict[str, Any] | None) -> str:
+def cell(match: dict[str, Any] | None) -> str:
+    """A match's win rate and Elo with their 95% intervals, as a table cell."""
     if match is None:
         return "not rated"
     low, high = match["win_rate_interval"]
@@ -38,8 +39,9 @@ def _cell(match: dict[str, Any] | None) -> str:
 
 
 
-def _run(work: Path, arm: str) -> dict[str, Any]:
-    state = json.loads((work / arm / "state.json").read_text())
+def run_summary(run: Path) -> dict[str, Any]:
+    """Generations, CPU hours, self-play games and policy targets of the ``engine loop`` run in ``run``."""
+    state = json.loads((run / "state.json").read_text())
     history = state["history"][1:]
     return {"generations": len(history), "cpu_hours": sum(row.get("cpu_seconds", 0.0) for row in history) / 3600,
             "games": sum(row.get("selfplay", {}).get("games", 0) for row in history),
@@ -53,11 +55,12 @@ def table(work: Path) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     for name in ("start", *ARMS):
         if name != "start" and not (work / name / "state.json").exists():
             continue
-        run = _run(work, name) if name != "start" else {"generations": 0, "cpu_hours": 0, "games": 0, "targets": 0}
+        run = run_summary(work / name) if name != "start" else {"generations": 0, "cpu_hours": 0, "games": 0,
+                                                                 "targets": 0}
         gnugo = _match(work, name, "gnugo10")
-        start = "-" if name == "start" else _cell(_match(work, name, "start"))
+        start = "-" if name == "start" else cell(_match(work, name, "start"))
         lines.append(f"| {LABELS[name]} | {run['generations']} | {run['cpu_hours']:.2f} | {run['games']:,} | "
-                     f"{run['targets']:,} | {_cell(gnugo)} | {start} |")
+                     f"{run['targets']:,} | {cell(gnugo)} | {start} |")
         if gnugo is not None:
             rated.append((name, gnugo))
     return "\n".join(lines) + "\n", rated

@@ -55,6 +55,8 @@ class LazyGroup(click.Group):
                    "validate": "training.cli:validate_command", "evaluate": "training.cli:evaluate_command",
                    "loop": "training.cli:loop_command", "match": "training.cli:match_command",
                    "gnugo-games": "training.cli:gnugo_games_command",
+                   "check-games": "training.cli:check_games_command",
+                   "gomokubench-games": "training.cli:gomokubench_games_command",
                    "convert-lz": "engine.nn.leela_commands:convert_command",
                    "export-lz": "engine.nn.leela_commands:export_command"},
              summaries={"bench": "Measure the speed of the rules core, encoders, search and network.",
@@ -70,6 +72,8 @@ class LazyGroup(click.Group):
                         "loop": "Self-play, gather, train, gate and rate, generation after generation.",
                         "match": "Play two GTP engines against each other, refereed by the rules core.",
                         "gnugo-games": "Write GNU Go self-play games as SGF (supervised training data).",
+                        "check-games": "Replay SGF games through the rules core (renju: no forbidden move).",
+                        "gomokubench-games": "Write gomokubench alpha-beta games as SGF (supervised Gomoku data).",
                         "convert-lz": "Convert Leela Zero weights (text or .gz) to a model file.",
                         "export-lz": "Write a 19x19 lz18 model as Leela Zero weights."})
 @click.version_option(package_name="engine", prog_name="engine")

@@ -39,24 +39,21 @@ def _check_model(_context: click.Context, _parameter: click.Parameter, value: st
     return value
 
 
-def _resolve_model(model: str | None, game: str) -> tuple[str | None, str]:
-    """The model file to load (the one given, else the bundled one) and what plays when there is none:
-    ``(None, "rollouts")`` when no network ships for the game, ``(None, name)`` for a name of NO_NETWORK."""
+def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
+    """``--model`` as FrontEndConfig's ``model``, ``network_free`` and ``bundled``: the file given; or, without
+    one, the network bundled for the rules in play, pure MCTS with random playouts where none ships; or
+    ``(None, name, False)`` for a name of NO_NETWORK."""
     if model in NO_NETWORK:
-        return None, model
-    if model is not None:
-        return model, "rollouts"
-    from engine import bundled_model
-
-    bundled = bundled_model(game)
-    return None if bundled is None else str(bundled), "rollouts"
+        return None, model, False
+    return model, "rollouts", model is None
 
 
 def _engine_options(function: Any) -> Any:
     """Options both front ends share: the model, the search limits and the hardware."""
     options = [
         click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
-                     help="Model file [default: the network bundled for the game; where none ships, 'rollouts']; "
+                     help="Model file [default: the network bundled for the rules in play; where none ships, "
+                          "'rollouts']; "
                           "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
                           "no value (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
@@ -112,9 +109,9 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     search = SearchConfig(batch_size=batch)
     player = (PlayerConfig(search=search) if visits is None and seconds is None
               else PlayerConfig(visits=visits, seconds=seconds, search=search))
-    model, network_free = _resolve_model(model, game)
-    return FrontEndConfig(model=model, network_free=network_free, game=game, player=player, seed=seed,
-                          evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
+    model, network_free, bundled = _resolve_model(model)
+    return FrontEndConfig(model=model, network_free=network_free, bundled=bundled, game=game, player=player,
+                          seed=seed, evaluator=EvaluatorOptions(device=device, runtime=runtime, seed=seed), **own)
 
 
 def _exit_at_once() -> None:
@@ -130,8 +127,12 @@ def _exit_at_once() -> None:
 
 
 def _size_threads(config: FrontEndConfig, threads: int) -> None:
-    """Torch's thread pool is the process's, so the command sizes it, and only when a network will run."""
-    if config.model is not None:
+    """Torch's thread pool is the process's, so the command sizes it, and only when a network may run (a
+    bundled one for any of the game's rules families counts)."""
+    from engine import Rules
+
+    families = [Rules.go()] if config.game == "go" else [Rules.gomoku(), Rules.gomoku(variant="renju")]
+    if any(config.model_for(rules) is not None for rules in families):
         from engine import set_cpu_threads
 
         set_cpu_threads(threads)
@@ -235,7 +236,12 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
     if analysis_threads is not None:
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, runtime=runtime, seed=seed))
-    path, _ = _resolve_model(model, "go")  # a Go network ships: only 'uniform' or 'rollouts' leave none
+    path, _, bundled = _resolve_model(model)  # a Go network ships: only 'uniform' or 'rollouts' leave none
+    if bundled:
+        from engine import bundled_model
+
+        found = bundled_model("go")
+        path = None if found is None else str(found)
     _serve_analysis(config, path, threads, quit_without_waiting)
 
 

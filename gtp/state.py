@@ -40,6 +40,7 @@ from engine import (
     SearchResult,
     StoneStatus,
     action_to_gtp,
+    bundled_model,
     estimate_ownership,
     gtp_to_action,
     load_evaluator,
@@ -67,10 +68,13 @@ NETWORK_FREE = ("rollouts", "uniform")
 class FrontEndConfig:
     """How the front ends run the engine: the model and rules they start with, the player and the network.
 
-    ``model`` None plays without a network: ``network_free`` ``"rollouts"`` is pure MCTS with
-    random playouts (and decisive moves), ``"uniform"`` uniform priors and value 0 (every command
-    works, the moves mean nothing). ``ponder``: after its own move the engine searches the position for
-    the opponent until the next command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`).
+    ``model`` None with ``bundled`` plays on the network bundled for the rules in play
+    (:func:`~engine.nn.networks.bundled_model`: Go, Gomoku freestyle and standard, renju), chosen
+    again whenever the rules change. Where none ships, or ``bundled`` is False, it plays without a
+    network: ``network_free`` ``"rollouts"`` is pure MCTS with random playouts (and decisive moves),
+    ``"uniform"`` uniform priors and value 0 (every command works, the moves mean nothing).
+    ``ponder``: after its own move the engine searches the position for the opponent until the next
+    command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`).
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
@@ -82,6 +86,7 @@ class FrontEndConfig:
 
     model: str | None = None
     network_free: str = "rollouts"
+    bundled: bool = False
     game: str = "go"
     size: int | None = None
     rules: str | None = None
@@ -96,6 +101,13 @@ class FrontEndConfig:
     def __post_init__(self) -> None:
         if self.network_free not in NETWORK_FREE:
             raise ValueError(f"network_free is one of {', '.join(NETWORK_FREE)}, not {self.network_free!r}")
+
+    def model_for(self, rules: Rules) -> str | None:
+        """The model file that plays under ``rules``: the one given, else the bundled one (if any)."""
+        if self.model is not None or not self.bundled:
+            return self.model
+        path = bundled_model(rules)
+        return None if path is None else str(path)
 
     def initial_rules(self) -> Rules:
         """The rules the session starts with (RulesError if the options contradict each other)."""
@@ -184,21 +196,22 @@ class EngineState:
     def _warm_up(self) -> None:
         started = time.perf_counter()
         try:
-            if self.config.model is None and self.config.network_free == "rollouts":
+            model = self.config.model_for(self.rules)
+            if model is None and self.config.network_free == "rollouts":
                 log.warning("no network (none given with --model PATH, none bundled for %s): playing pure "
                             "Monte-Carlo tree search with random playouts (weak)", self.rules.game)
-            elif self.config.model is None:
+            elif model is None:
                 log.warning("no network (--model uniform): playing with uniform priors and no value network, "
                             "which is very weak")
             else:
-                log.info("network: %s (loading)", self.config.model)
+                log.info("network: %s (loading)", model)
             self._player = self._player_for(self.rules)
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
             result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
             if self.rules.game == "go":
                 self.network_ownership = result.ownership is not None
-                if self.config.model is not None and (result.ownership is None or result.score_mean is None):
+                if model is not None and (result.ownership is None or result.score_mean is None):
                     log.warning("the network has no ownership and score heads: analysis reports no score, and "
                                 "ownership and dead stones come from random playouts")
             self._player.new_game()
@@ -216,18 +229,19 @@ class EngineState:
             raise GtpError(self._error)
 
     def _evaluator_for(self, rules: Rules) -> Evaluator:
-        key = (rules.game, rules.size)
+        model = self.config.model_for(rules)
+        key = (rules.game, rules.size, model)
         if key not in self._evaluators:
-            if self._rollouts:
+            if self._rollouts(rules):
                 self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
             else:
                 options = replace(self.config.evaluator, eager_until_compiled=True)   # see _after_search
-                self._evaluators[key] = load_evaluator(rules, self.config.model, options)
+                self._evaluators[key] = load_evaluator(rules, model, options)
         return self._evaluators[key]
 
-    @property
-    def _rollouts(self) -> bool:
-        return self.config.model is None and self.config.network_free == "rollouts"
+    def _rollouts(self, rules: Rules) -> bool:
+        """Whether pure MCTS with random playouts plays under ``rules`` (no network for them)."""
+        return self.config.model_for(rules) is None and self.config.network_free == "rollouts"
 
     def _after_search(self) -> None:
         """Queue the warm-up that makes later searches faster, once a search on the eager network has answered.
@@ -246,7 +260,7 @@ class EngineState:
         if self._player is not None and self._player.evaluator is evaluator:
             return self._player
         config = self.config.player
-        if self._rollouts:
+        if self._rollouts(rules):
             config = replace(config, search=config.search.for_rollouts())
         return Player(evaluator, config, seed=self.config.seed)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import click
 from engine.bench.timing import runtime_options
 
 __all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
-           "evaluate_command", "loop_command", "match_command", "gnugo_games_command"]
+           "evaluate_command", "loop_command", "match_command", "gnugo_games_command", "check_games_command",
+           "gomokubench_games_command"]
 
 _GAMES = click.Choice(["go", "gomoku"])
 
@@ -361,7 +363,8 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
                      rules_text: str | None, game: str | None, size: int | None, win_length: int | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, seed: int,
                      as_json: bool) -> None:
-    """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`): win rate and Elo."""
+    """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`, `gomokubench[:LEVEL]`):
+    win rate and Elo."""
     from tqdm import tqdm
 
     from engine import EngineError
@@ -486,7 +489,11 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("engine_a")
 @click.argument("engine_b")
 @click.option("--games", type=click.IntRange(1), default=20, show_default=True)
-@_go_board
+@click.option("--size", type=click.IntRange(5, 25), default=None, help="Board size [default: 9 for Go, the rules' "
+              "(15) for Gomoku].")
+@click.option("--komi", type=float, default=7.0, show_default=True, help="Go: komi.")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules string, e.g. renju, freestyle, standard (Gomoku) [default: chinese].")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves, so that deterministic engines play different games.")
 @click.option("--scorer", type=click.Choice(["a", "b"]), default="b", show_default=True,
@@ -501,13 +508,15 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def match_command(engine_a: str, engine_b: str, games: int, size: int, komi: float, random_moves: int, scorer: str,
-                  referee: str | None, jobs: int, timeout: float, sgf_dir: str | None, seed: int,
-                  as_json: bool) -> None:
-    """Play ENGINE_A against ENGINE_B (two GTP command lines) under Chinese rules: A's win rate and Elo.
+def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
+                  random_moves: int, scorer: str, referee: str | None, jobs: int, timeout: float, sgf_dir: str | None,
+                  seed: int, as_json: bool) -> None:
+    """Play ENGINE_A against ENGINE_B (GTP command lines, or baselines: random, mcts-rollouts:N,
+    gomokubench:LEVEL), by default under Chinese rules: A's win rate and Elo.
 
-    Every move is checked by the rules core; an engine that plays an illegal move,
-    refuses a command or hangs ends the match with an error naming it.
+    Every move is checked by the rules core; an engine that plays an illegal move
+    (under renju: black's forbidden points too), refuses a command or hangs ends
+    the match with an error naming it.
     """
     from tqdm import tqdm
 
@@ -515,8 +524,11 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int, komi: flo
     from training.gtp_games import GtpMatchConfig, play_gtp_match
 
     try:
-        config = GtpMatchConfig(games, Rules.go(size, "chinese", komi=komi), random_moves, scorer, timeout, seed,
-                                referee, jobs)
+        text = rules_text or "chinese"
+        rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
+        if rules.game == "go":
+            rules = replace(rules, komi=komi)
+        config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
                 bar.update(1)
@@ -556,5 +568,56 @@ def gnugo_games_command(out_dir: str, games: int, size: int, komi: float, level:
         with tqdm(total=len(missing_games(out_dir, config)), desc="GNU Go games", unit="game", file=sys.stderr) as bar:
             summary = write_gnugo_games(out_dir, binary, config, bar.update)
     except (EngineError, OSError) as error:
+        raise _fail(error) from error
+    click.echo(summary.describe(out_dir))
+
+
+@click.command("check-games")
+@click.argument("sgf_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--rules", "rules_text", default=None,
+              help="Replay under these rules, e.g. renju [default: each file's RU].")
+@click.option("--json", "as_json", is_flag=True)
+def check_games_command(sgf_dir: str, rules_text: str | None, as_json: bool) -> None:
+    """Replay every SGF game below SGF_DIR through the rules core; exit 1 on an illegal move (under renju:
+    a forbidden point of black's) or a result the board contradicts."""
+    from engine import EngineError, Rules
+    from training.replay import check_games
+
+    try:
+        summary = check_games(sgf_dir, None if rules_text is None else Rules.parse(rules_text))
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    _emit({"games": summary.games, "black_moves": summary.black_moves,
+           "black_moves_facing_forbidden": summary.black_moves_facing_forbidden, "problems": summary.problems},
+          as_json, summary.describe())
+    if not summary.ok:
+        sys.exit(1)
+
+
+@click.command("gomokubench-games")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games the folder should hold (those already there are kept).")
+@click.option("--rules", "rules_text", default="freestyle", show_default=True,
+              help="Gomoku rules string (five in a row): freestyle, standard, renju, 'renju size=19'.")
+@click.option("--levels", default="easy,standard,standard,hard", show_default=True,
+              help="Levels each side's is drawn from, game by game (repeat one to draw it more often).")
+@click.option("--random-moves", type=click.IntRange(0), default=2, show_default=True,
+              help="Uniformly random opening moves, so that games differ.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def gomokubench_games_command(out_dir: str, games: int, rules_text: str, levels: str, random_moves: int,
+                              seed: int) -> None:
+    """Write games of gomokubench's alpha-beta player against itself as SGF files into OUT_DIR (resumable)."""
+    from tqdm import tqdm
+
+    from engine import EngineError, Rules
+    from training.gomokubench_games import GomokubenchGamesConfig, missing_games, write_gomokubench_games
+
+    try:
+        config = GomokubenchGamesConfig(games, Rules.parse(rules_text), tuple(levels.split(",")), random_moves, seed)
+        with tqdm(total=len(missing_games(out_dir, config)), desc="gomokubench games", unit="game",
+                  file=sys.stderr) as bar:
+            summary = write_gomokubench_games(out_dir, config, bar.update)
+    except (EngineError, ValueError, OSError) as error:
         raise _fail(error) from error
     click.echo(summary.describe(out_dir))

@@ -24,17 +24,17 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from engine import BLACK, WHITE, Game, Rules, dump_sgf, gtp_to_action, write_text
+from training.game_files import GamesSummary, game_path, missing_numbers
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, gnugo_argv
 from training.gtp_games import play_game
 from training.gtp_jobs import run_jobs
 from training.territory import ended_on_board
 
-__all__ = ["GnuGoGamesConfig", "GnuGoGamesSummary", "gnugo_territory", "missing_games", "write_gnugo_games"]
+__all__ = ["GnuGoGamesConfig", "gnugo_territory", "missing_games", "write_gnugo_games"]
 
 
 @dataclass(frozen=True)
@@ -51,23 +51,6 @@ class GnuGoGamesConfig:
     timeout: float = DEFAULT_TIMEOUT
 
 
-@dataclass(frozen=True)
-class GnuGoGamesSummary:
-    """Games written now, games already there, wall seconds."""
-
-    written: int
-    already: int
-    seconds: float
-
-    def describe(self, out_dir: str | os.PathLike[str]) -> str:
-        rate = 3600 * self.written / max(self.seconds, 1e-9)
-        return (f"{self.written} games written to {out_dir} in {self.seconds:.0f} s ({rate:.0f} games/hour); "
-                f"{self.already} were there")
-
-
-def _path(out_dir: str | os.PathLike[str], config: GnuGoGamesConfig, index: int) -> Path:
-    return Path(out_dir) / f"gnugo-{config.seed}-{index:06d}.sgf"
-
 
 def gnugo_territory(engine: GTPClient, game: Game) -> tuple[list[int], list[int]]:
     """GNU Go's verdict on the final board of ``game`` (which ``engine`` holds) as territory markers:
@@ -81,11 +64,11 @@ def gnugo_territory(engine: GTPClient, game: Game) -> tuple[list[int], list[int]
 
 def missing_games(out_dir: str | os.PathLike[str], config: GnuGoGamesConfig) -> list[int]:
     """The numbers of the games of ``config`` that ``out_dir`` does not have yet."""
-    return [index for index in range(config.games) if not _path(out_dir, config, index).exists()]
+    return missing_numbers(out_dir, "gnugo", config.seed, config.games)
 
 
 def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuGoGamesConfig,
-                      on_game: Callable[[], None] | None = None) -> GnuGoGamesSummary:
+                      on_game: Callable[[], None] | None = None) -> GamesSummary:
     """Write the games of ``config`` that ``out_dir`` lacks, played by ``config.jobs`` GNU Go processes.
 
     ``on_game()`` is called after each game is written (from a job's thread, one call at a time). The
@@ -105,7 +88,7 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
                                   np.random.default_rng([config.seed, index]))
         territory = gnugo_territory(engine, game) if ended_on_board(game) else None
         text = dump_sgf(game, black_name=name, white_name=name, result=outcome, territory=territory)
-        write_text(_path(out_dir, config, index), text)
+        write_text(game_path(out_dir, "gnugo", config.seed, index), text)
 
     def done(_index: int, _played: None) -> None:
         written[0] += 1
@@ -113,4 +96,4 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
             on_game()
 
     run_jobs(todo, config.jobs, open_engine, play, done)
-    return GnuGoGamesSummary(written[0], already, time.perf_counter() - started)
+    return GamesSummary(written[0], already, time.perf_counter() - started)

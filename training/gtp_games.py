@@ -13,12 +13,16 @@ referee), or by a third engine, the ``referee`` (GNU Go, when neither player is)
 which is shown the whole game; without an answer the board as it stands counts.
 ``jobs`` pairs of engines play games at once. Engines are spoken to
 through :class:`~training.gtp_client.GTPClient`, so a hung engine ends the run
-after its timeout instead of blocking it.
+after its timeout instead of blocking it. Gomoku games (``engine match --rules
+renju``) end with a five or a full board, and the rules core's verdict is the
+result. An engine given as a baseline's name (``random``, ``mcts-rollouts:N``,
+``gomokubench:LEVEL``) plays in this process (:class:`~training.local_engine.LocalEngine`).
 """
 
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +35,8 @@ from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump
 from training.baselines import random_move
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPEngineError
 from training.gtp_jobs import run_jobs
-from training.match import MatchResult
+from training.local_engine import LocalEngine
+from training.match import MatchResult, is_baseline
 
 __all__ = ["GtpMatchConfig", "play_game", "referee_outcome", "play_gtp_match"]
 
@@ -57,8 +62,9 @@ class GtpMatchConfig:
             raise ValueError(f"scorer must be 'a' or 'b' and jobs at least 1, not {self.scorer!r} and {self.jobs}")
 
 
-def play_game(black: GTPClient, white: GTPClient, rules: Rules, random_moves: int, rng: np.random.Generator,
-              scorer: GTPClient | None = None, referee: GTPClient | None = None) -> tuple[Game, Outcome]:
+def play_game(black: GTPClient | LocalEngine, white: GTPClient | LocalEngine, rules: Rules, random_moves: int,
+              rng: np.random.Generator, scorer: GTPClient | LocalEngine | None = None,
+              referee: GTPClient | None = None) -> tuple[Game, Outcome]:
     """One game (``black`` may be ``white``: self-play) after ``random_moves`` random opening moves.
 
     A scored game's result is the ``referee``'s verdict (:func:`referee_outcome`) when there is
@@ -70,7 +76,8 @@ def play_game(black: GTPClient, white: GTPClient, rules: Rules, random_moves: in
     for engine in engines:
         engine.send(f"boardsize {rules.size}")
         engine.send("clear_board")
-        engine.send(f"komi {rules.komi:g}")
+        if rules.game == "go":
+            engine.send(f"komi {rules.komi:g}")
     game = Game(rules)
 
     def tell_others(mover: GTPClient | None, color: Color, vertex: str) -> None:
@@ -96,9 +103,11 @@ def play_game(black: GTPClient, white: GTPClient, rules: Rules, random_moves: in
             raise GTPEngineError(f"{mover.name} played {vertex!r} as {color.letter}: {error}") from error
         tell_others(mover, color, vertex)
     outcome = game.outcome()
-    if game.resigned is None and referee is not None:
+    if game.resigned is not None or rules.game != "go":  # a resignation, a Gomoku line or full board
+        pass
+    elif referee is not None:
         outcome = referee_outcome(referee, game) or outcome
-    elif game.resigned is None:  # scored: the scorer's dead-stone judgement
+    else:  # scored: the scorer's dead-stone judgement
         outcome = Outcome.from_sgf((scorer or white).send("final_score")) or outcome
     assert outcome is not None
     return game, outcome
@@ -114,17 +123,24 @@ def referee_outcome(referee: GTPClient, game: Game) -> Outcome | None:
 
 
 class _Engines(NamedTuple):
-    a: GTPClient
-    b: GTPClient
+    a: GTPClient | LocalEngine
+    b: GTPClient | LocalEngine
     referee: GTPClient | None
+
+
+def _engine(spec: str, config: GtpMatchConfig, name: str, seed: int) -> GTPClient | LocalEngine:
+    """A GTP engine process for a command line, or the baseline a name like ``gomokubench:hard`` gives."""
+    if is_baseline(spec):
+        return LocalEngine(spec, config.rules, seed, name)
+    return GTPClient(shlex.split(spec), config.timeout, name)
 
 
 @contextmanager
 def _engines(engine_a: str, engine_b: str, config: GtpMatchConfig, job: int) -> Iterator[_Engines]:
     suffix = f" {job + 1}" if config.jobs > 1 else ""
     with ExitStack() as stack:
-        a = stack.enter_context(GTPClient(shlex.split(engine_a), config.timeout, "A" + suffix))
-        b = stack.enter_context(GTPClient(shlex.split(engine_b), config.timeout, "B" + suffix))
+        a = stack.enter_context(_engine(engine_a, config, "A" + suffix, config.seed * 1000 + 2 * job))
+        b = stack.enter_context(_engine(engine_b, config, "B" + suffix, config.seed * 1000 + 2 * job + 1))
         referee = None
         if config.referee:
             referee = stack.enter_context(GTPClient(shlex.split(config.referee), config.timeout, "referee" + suffix))
@@ -169,5 +185,7 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
             opened.append(engines)
             yield engines
 
+    started = time.perf_counter()
     run_jobs(list(range(config.games)), config.jobs, open_engines, play, done)
+    result.seconds = time.perf_counter() - started
     return result

@@ -1,9 +1,11 @@
 """``evaluate``: matches between two players, with alternating colours and batched searches.
 
-A player is a model file, ``random`` (uniformly random legal moves) or
+A player is a model file, ``random`` (uniformly random legal moves),
 ``mcts-rollouts[:N]`` (pure MCTS: N simulations per move, each leaf valued by
 one random playout, c_puct 5 and no first-play reduction; default N = 1000,
-the seeds' yardstick). Model players play by the match's
+the seeds' yardstick) or, in Gomoku, ``gomokubench[:LEVEL]`` (the alpha-beta
+player of the gomokubench package, :mod:`training.gomokubench`; default its
+strongest level, ``hard``). Model players play by the match's
 :class:`~engine.search.player.PlayerConfig`. Several games run
 at once; the searches of the games in flight share one call per evaluator and
 step (:func:`training.batching.play_in_flight`). Game i has player A as black when i is even.
@@ -37,15 +39,17 @@ from engine import (
     dump_sgf,
     write_text,
 )
-from training.baselines import random_move
+from training.baselines import Mover, random_move
 from training.batching import play_in_flight
 from training.selfplay import search_comment
 from training.stats import elo_difference, elo_interval, signed, wilson_interval
 
 __all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "match_rules",
-           "DEFAULT_ROLLOUT_VISITS"]
+           "DEFAULT_ROLLOUT_VISITS", "BASELINES"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
+BASELINES = "random, mcts-rollouts[:N], gomokubench[:easy|standard|hard]"
+"""The baseline players' names, as error messages list them."""
 
 
 def _match_player() -> PlayerConfig:
@@ -69,11 +73,13 @@ class MatchConfig:
 
 @dataclass
 class Agent:
-    """A match player: ``evaluator`` None plays random moves; otherwise a :class:`Player` with ``config``."""
+    """A match player: with an ``evaluator`` a :class:`Player` with ``config`` searches its moves; without
+    one ``mover`` chooses them (default: uniformly random legal moves)."""
 
     name: str
     evaluator: Evaluator | None = None
     config: PlayerConfig = field(default_factory=_match_player)
+    mover: Mover = random_move
 
     def player(self, seed: int) -> Player | None:
         return None if self.evaluator is None else Player(self.evaluator, self.config, seed=seed)
@@ -87,8 +93,8 @@ class Agent:
 
 def is_baseline(spec: str) -> bool:
     """Whether ``spec`` names a baseline player rather than a model file."""
-    word = spec.strip().lower()
-    return word == "random" or word == "mcts-rollouts" or word.startswith("mcts-rollouts:")
+    word = spec.strip().lower().partition(":")[0]
+    return word in ("random", "mcts-rollouts", "gomokubench")
 
 
 def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None = None, size: int | None = None,
@@ -102,7 +108,7 @@ def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None 
     models = [spec for spec in (a, b) if not is_baseline(spec)]
     for spec in models:
         if not Path(spec).is_file():
-            raise ValueError(f"{spec} is neither a model file nor a baseline (random, mcts-rollouts[:N])")
+            raise ValueError(f"{spec} is neither a model file nor a baseline ({BASELINES})")
     if models:
         return model_rules(read_info(models[0]), rules_text, size, win_length)
     if rules_text:
@@ -113,10 +119,17 @@ def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None 
 
 
 def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None) -> Agent:
-    """The player ``spec`` names: ``random``, ``mcts-rollouts[:N]`` or a model path (loaded for ``rules``)."""
+    """The player ``spec`` names: ``random``, ``mcts-rollouts[:N]``, ``gomokubench[:LEVEL]`` or a model path
+    (loaded for ``rules``)."""
     word = spec.strip().lower()
     if word == "random":
         return Agent("random")
+    if word == "gomokubench" or word.startswith("gomokubench:"):
+        from training.gomokubench import STRONGEST, GomokubenchPlayer
+
+        mover = GomokubenchPlayer(word.partition(":")[2] or STRONGEST)
+        mover.check_rules(Game(rules))
+        return Agent(f"gomokubench:{mover.level}", mover=mover)
     if word == "mcts-rollouts" or word.startswith("mcts-rollouts:"):
         _, _, count = word.partition(":")
         try:
@@ -226,7 +239,7 @@ class _MatchGame:
                 assert agent.evaluator is not None
                 self.job = SearchJob(player.search_for(self.game), agent.evaluator, agent.visits)
                 return
-            self.game.play(random_move(self.game, self.rng))
+            self.game.play(self.agents[color].mover(self.game, self.rng))
             self.comments.append(None)
 
     def play_searched(self) -> None:

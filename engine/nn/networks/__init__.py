@@ -1,24 +1,45 @@
-"""Networks that ship with the engine, so that ``engine gtp`` plays real moves on a fresh install.
+"""Networks that ship with the engine, so that ``engine gtp`` and ``engine gomocup`` play real moves on a fresh
+install.
 
-One model file a game at most, named here; :func:`bundled_model` is what the
-front ends use when no ``--model`` is given. How each file was made (data,
-command, held-out accuracy, strength) is in the README's *Bundled network*.
+One model file per rules family at most, named here: ``go``, ``gomoku-freestyle``
+(freestyle and standard, five or more and exactly five) and ``gomoku-renju``
+(black's forbidden points change what a good move is, so renju gets its own
+network). :func:`bundled_model` is what the front ends use when no ``--model``
+is given, for the rules in play; where nothing ships for them they play without
+a network. How each file was made (data, command, held-out accuracy, strength)
+is in the README's *Bundled network* and *Bundled Gomoku networks*.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["BUNDLED", "bundled_model"]
+from engine.core.rules import Rules
 
-#: The bundled model file of each game (a file name in this folder).
+__all__ = ["BUNDLED", "bundled_model", "network_family"]
+
+#: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
 BUNDLED = {"go": "go-gnugo9-b4c48-pooled.safetensors"}
 
 
-def bundled_model(game: str) -> Path | None:
-    """The model file bundled for ``game``, or None when none ships (or the file is missing)."""
-    name = BUNDLED.get(game)
+def network_family(rules: Rules | str) -> str | None:
+    """The key of :data:`BUNDLED` for ``rules`` (a game's name alone means its default rules); None for Gomoku
+    other than five in a row, which no network is trained for."""
+    if isinstance(rules, str):
+        return "go" if rules == "go" else "gomoku-freestyle"
+    if rules.game == "go":
+        return "go"
+    if rules.win_length != 5:
+        return None
+    return "gomoku-renju" if rules.variant == "renju" else "gomoku-freestyle"
+
+
+def bundled_model(rules: Rules | str) -> Path | None:
+    """The model file bundled for ``rules`` (or a game's default rules), or None when none ships (or the file
+    is missing)."""
+    family = network_family(rules)
+    name = None if family is None else BUNDLED.get(family)
     if name is None:
         return None
-    path = Path(__file__).with_name(name)
+    path = Path(__file__).parent / name
     return path if path.is_file() else None

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Issue 17: 15x15 Gomoku networks for freestyle and renju. The supervised start from gomokubench's games
+# (benchmarks/gomoku_supervised.sh), then `engine loop` self-play from it for each rules set, every
+# generation rated against a fixed opponent (the curve), then the issue's matches and the table.
+#
+#   benchmarks/gomoku_run.sh [WORK] run      # supervised start + self-play loop for each rules set
+#   benchmarks/gomoku_run.sh [WORK] rate     # the issue's matches for each rules set's best network
+#   benchmarks/gomoku_run.sh [WORK] table    # Markdown table + WORK/gomoku.png (benchmarks/gomoku_table.py)
+#
+# Default WORK runs/gomoku. Everything resumes after any stop: run the same command again (the supervised
+# steps keep what they wrote, the loop is resumable, a finished match's JSON is kept, one cut short is
+# played again). Runs on a GPU when torch sees one (the loop's --device default); on this shared CPU
+# everything is niced (NICE, default 19) and one thing runs at a time.
+#
+# Settings from the environment:
+#   RULESETS       rules sets, in order (default "freestyle renju")
+#   METHOD_FLAGS   the self-play method, to be chosen from the strength experiment (issue 16), e.g.
+#                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 2"
+#                  (default: none, today's PUCT pipeline)
+#   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--games 400 --steps 300")
+#   CPU_HOURS      loop budget per rules set (default 8), GENERATIONS (default 1000: the budget decides)
+#   RATING_OPPONENT, RATING_GAMES   the curve's fixed opponent and games a generation
+#                  (default gomokubench:standard, 40)
+#   GAMES, VISITS, RANDOM_MOVES, SIZES   the issue's matches: 200 games, 800 visits, colours alternating,
+#                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
+#   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
+# Supervised-start settings (GAMES_SUPERVISED, STEPS_SUPERVISED, BLOCKS, FILTERS, ...) go to
+# gomoku_supervised.sh through the environment (it reads GAMES, STEPS, ...: see there).
+set -euo pipefail
+
+WORK=${1:-runs/gomoku}
+ACTION=${2:-run}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+RULESETS=${RULESETS:-"freestyle renju"}
+METHOD_FLAGS=${METHOD_FLAGS:-}
+LOOP_FLAGS=${LOOP_FLAGS:-}
+CPU_HOURS=${CPU_HOURS:-8}
+GENERATIONS=${GENERATIONS:-1000}
+RATING_OPPONENT=${RATING_OPPONENT:-gomokubench:standard}
+RATING_GAMES=${RATING_GAMES:-40}
+GAMES=${GAMES:-200}
+VISITS=${VISITS:-800}
+RANDOM_MOVES=${RANDOM_MOVES:-2}
+SIZES=${SIZES:-15}
+OPPONENTS_freestyle=${OPPONENTS_freestyle:-"gomokubench:hard mcts-rollouts:10000"}
+OPPONENTS_renju=${OPPONENTS_renju:-"gomokubench:hard"}
+NICE=${NICE:-19}
+export NICE
+run() { nice -n "$NICE" "$@"; }
+mkdir -p "$WORK"
+
+best_model() {  # $1: a loop's run directory
+    python - "$1" <<'PY'
+import json, sys
+from pathlib import Path
+run = Path(sys.argv[1])
+print(run / json.loads((run / "state.json").read_text())["best"])
+PY
+}
+
+train_rules() {
+    local rules=$1
+    local start="$WORK/supervised-$rules/model1.safetensors"
+    [ -f "$start" ] || GAMES=${GAMES_SUPERVISED:-3000} STEPS=${STEPS_SUPERVISED:-4000} RULES=$rules \
+        "$HERE/benchmarks/gomoku_supervised.sh" "$WORK/supervised-$rules"
+    # shellcheck disable=SC2086  # the flags are words
+    run engine loop "$WORK/loop-$rules" --game gomoku --size 15 --rules "$rules" --start-model "$start" \
+        --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --seed 17 \
+        --rating-games "$RATING_GAMES" --rating-opponent "$RATING_OPPONENT" $METHOD_FLAGS $LOOP_FLAGS
+}
+
+match() {  # $1: rules, $2: model, $3: opponent, $4: board size, $5: seed
+    local name="$1-${3//:/-}-$4" dir="$WORK/matches"
+    mkdir -p "$dir"
+    [ -f "$dir/$name.json" ] && return 0
+    run engine match "engine gtp --game gomoku --rules $1 --size $4 --model $2 --visits $VISITS --threads 1" "$3" \
+        --rules "$1" --size "$4" --games "$GAMES" --random-moves "$RANDOM_MOVES" --seed "$5" \
+        --sgf-dir "$dir/$name" --json >"$dir/$name.json.part"
+    [ "$1" != renju ] || run engine check-games "$dir/$name" --rules renju   # our black: no forbidden point
+    mv "$dir/$name.json.part" "$dir/$name.json"
+    cat "$dir/$name.json"
+}
+
+case "$ACTION" in
+    run)
+        for rules in $RULESETS; do train_rules "$rules"; done
+        ;;
+    rate)
+        seed=1
+        for rules in $RULESETS; do
+            model=$(best_model "$WORK/loop-$rules")
+            opponents_var="OPPONENTS_$rules"
+            for size in $SIZES; do
+                for opponent in ${!opponents_var}; do
+                    match "$rules" "$model" "$opponent" "$size" "$seed"
+                    seed=$((seed + 1))
+                done
+            done
+        done
+        ;;
+    table)
+        python "$HERE/benchmarks/gomoku_table.py" "$WORK" --png "$WORK/gomoku.png"
+        ;;
+    *) echo "usage: $0 [WORK] [run|rate|table]" >&2; exit 2 ;;
+esac
