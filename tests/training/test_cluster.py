@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,16 +32,20 @@ def _selfplay(parallel: int) -> SelfPlayConfig:
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    """A local Ray cluster of 2 CPUs on the loopback address, no dashboard, for this module's tests."""
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray cluster (a head node of 2 CPUs on the loopback address, no dashboard) for this module's
+    tests; a test may add nodes to it (``ray.cluster_utils.Cluster``)."""
     os.environ.update(LOOPBACK_ENV)  # read when ray is imported: before the import
     import ray
+    from ray.cluster_utils import Cluster
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False})
+    ray.init(address=cluster.address, log_to_driver=False)
     try:
-        yield
+        yield cluster
     finally:
         ray.shutdown()
+        cluster.shutdown()
 
 
 # ------------------------------------------------------------------ no cluster
@@ -84,7 +89,7 @@ def test_a_url_store_uploads_committed_files_whole_and_state_last(tmp_path: Path
 # --------------------------------------------------------------------- cluster
 @pytest.mark.ray
 @pytest.mark.slow
-def test_a_killed_selfplay_actor_loses_only_its_games_in_flight(ray_cluster: None, go5_model: Path,
+def test_a_killed_selfplay_actor_loses_only_its_games_in_flight(ray_cluster: Any, go5_model: Path,
                                                                 tmp_path: Path) -> None:
     import ray
 
@@ -118,7 +123,7 @@ def test_a_killed_selfplay_actor_loses_only_its_games_in_flight(ray_cluster: Non
 
 @pytest.mark.ray
 @pytest.mark.slow
-def test_a_5x5_loop_runs_two_generations_on_ray_with_the_run_at_a_url(ray_cluster: None, tmp_path: Path) -> None:
+def test_a_5x5_loop_runs_two_generations_on_ray_with_the_run_at_a_url(ray_cluster: Any, tmp_path: Path) -> None:
     from training.cluster.backend import RayCluster
 
     config = LoopConfig(bootstrap=BootstrapConfig("go", 5, blocks=1, filters=8, seed=0), generations=2,
@@ -142,3 +147,45 @@ def test_a_5x5_loop_runs_two_generations_on_ray_with_the_run_at_a_url(ray_cluste
     again = RunStore(f"file://{remote}", tmp_path / "again")
     again.pull()
     assert run_loop(again.local, config)["history"] == state["history"]  # resumed from the URL: nothing to do
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_a_node_that_joins_gets_actors_that_play(ray_cluster: Any, go5_model: Path) -> None:
+    import ray
+
+    from engine import EvaluatorOptions
+    from training.cluster.pool import game_tickets
+    from training.cluster.selfplay import model_pool
+
+    options = EvaluatorOptions(runtime="eager", seed=0)
+    with model_pool(go5_model, GO5, _selfplay(parallel=2), options) as pool:
+        first = {slot.node for slot in pool.grow()}
+        assert pool.grow() == []  # nothing new: the driver's next look adds nothing
+        node = ray_cluster.add_node(num_cpus=1)
+        try:
+            joined = pool.grow()
+            assert {slot.node for slot in joined} == {node.node_id} and node.node_id not in first
+            finished, _cpu = ray.get(next(joined[0].actor.play.remote(0, game_tickets(1), False)))
+            assert finished.record.rules == GO5 and len(pool.all_servers()) == 2
+        finally:
+            pool.close()
+            ray_cluster.remove_node(node)
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_engine_selfplay_ray_writes_its_games_to_a_url(ray_cluster: Any, go5_model: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the URL's local copy
+    remote = tmp_path / "bucket" / "games"
+    result = CliRunner().invoke(main, ["selfplay", str(go5_model), "--games", "4", "--readouts", "8",
+                                       "--batch-size", "4", "--parallel-games", "2", "--runtime", "eager",
+                                       "--output-dir", f"file://{remote}", "--ray", "local", "--json"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 4
+    assert len(list_records(remote)) + len(list_records(remote / HOLDOUT_DIR)) == 4

@@ -45,7 +45,8 @@ class Layout:
 
 @dataclass
 class Slot:
-    """One self-play actor and the lease it is playing (``generator``: its stream of finished games)."""
+    """One self-play actor and the lease it is playing (``generator``: its stream of finished games;
+    ``delivered``: the lease's games so far, ``games``: the actor's in all)."""
 
     actor: Any
     server: Any
@@ -53,6 +54,7 @@ class Slot:
     lease: int = -1
     generator: Any = None
     delivered: int = 0
+    games: int = 0
     failures: int = 0
 
 

@@ -75,10 +75,14 @@ def play_on_ray(pool: ActorPool, games: int, output: GameSink,
     tally = on_cpu or (lambda _seconds: None)
     failures = 0
     next_look = 0.0
+    waiting = False
     try:
         while summary.games < games:
             if time.monotonic() >= next_look:
                 pool.grow()
+                if not pool.slots and not waiting:
+                    progress.write("self-play: no node with CPUs in the cluster yet; waiting for one")
+                waiting = not pool.slots
                 progress.watch(pool.all_servers(), len(pool.slots))
                 idle = [slot for slot in pool.slots if slot.generator is None]
                 if idle and ray.get(tickets.remaining.remote()) > 0:
@@ -114,6 +118,7 @@ def play_on_ray(pool: ActorPool, games: int, output: GameSink,
                     continue
                 output.save(finished)
                 slot.delivered += 1
+                slot.games += 1
                 slot.failures = 0
                 summary.add(finished.summary)
                 tally(seconds)
