@@ -78,8 +78,11 @@ def test_a_url_store_uploads_committed_files_whole_and_state_last(tmp_path: Path
     (store.local / "models" / "m.safetensors").write_bytes(b"model")
     assert store.sync() == 2 and store.sync() == 0  # only what changed
     assert not list(remote.rglob(".*"))  # no temporary file left behind
+    (remote / "ray-train" / "train-000001").mkdir(parents=True)
+    (remote / "ray-train" / "train-000001" / "checkpoint").write_text("Ray Train's, not the loop's")
     again = RunStore(f"file://{remote}", tmp_path / "elsewhere")
-    assert again.pull() == 3 and (again.local / "models" / "m.safetensors").read_bytes() == b"model"
+    assert again.pull() == 3 and not (again.local / "ray-train").exists()
+    assert (again.local / "models" / "m.safetensors").read_bytes() == b"model"
     fetched = again.fetch("games", tmp_path / "worker")
     assert (fetched / "a.game.json.gz").read_bytes() == b"game"
     plain = RunStore(tmp_path / "plain")

@@ -105,7 +105,7 @@ def play_on_ray(pool: ActorPool, games: int, output: GameSink,
                 except ray.exceptions.RayError as error:
                     if not _retryable(error):
                         raise
-                    failures += 1
+                    failures += 1  # in a row, with no game in between
                     if failures > 5 + 3 * len(pool.slots):
                         raise RuntimeError(f"self-play actors keep failing: {error}") from error
                     lost = _end_lease(streams, slot, tickets)
@@ -119,7 +119,7 @@ def play_on_ray(pool: ActorPool, games: int, output: GameSink,
                 output.save(finished)
                 slot.delivered += 1
                 slot.games += 1
-                slot.failures = 0
+                slot.failures = failures = 0
                 summary.add(finished.summary)
                 tally(seconds)
                 progress.game(finished.summary.moves)

@@ -21,9 +21,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunStore", "is_url"]
+__all__ = ["RunStore", "is_url", "TRAIN_FOLDER"]
 
 _STATE = "state.json"
+TRAIN_FOLDER = "ray-train"
+"""Where Ray Train keeps its jobs' checkpoints in a run: written by Ray itself, never mirrored."""
 
 
 def is_url(location: str | os.PathLike[str]) -> bool:
@@ -85,7 +87,8 @@ class RunStore:
         copied = 0
         for path, info in sorted(self.fs.find(root, detail=True).items()):
             relative = path[len(root):].lstrip("/")
-            if not relative or any(part.startswith(".") for part in relative.split("/")):
+            parts = relative.split("/")
+            if not relative or parts[0] == TRAIN_FOLDER or any(part.startswith(".") for part in parts):
                 continue
             target = self.local / relative
             if not target.exists() or target.stat().st_size != info.get("size"):

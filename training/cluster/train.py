@@ -23,12 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from training.chunks import ChunkInfo
-from training.cluster.storage import RunStore
+from training.cluster.storage import TRAIN_FOLDER, RunStore
 from training.train import TrainConfig, TrainResult
 
-__all__ = ["train_on_ray", "TRAIN_FOLDER"]
+__all__ = ["train_on_ray"]
 
-TRAIN_FOLDER = "ray-train"
 _RESULT = "result.json"
 
 
@@ -47,6 +46,7 @@ def train_on_ray(store: RunStore, model_path: Path, out_model: Path, chunk_dirs:
 
     gpus = int(ray.cluster_resources().get("GPU", 0))
     name = f"train-{generation:06d}"
+    store.remove(f"{TRAIN_FOLDER}/{name}")  # what a killed driver's job left: this job starts afresh
     setup = {"store": store, "chunks": [d.relative_to(store.local).as_posix() for d in chunk_dirs],
              "model": ray.put(Path(model_path).read_bytes()), "expect": expect, "generation": generation,
              "config": config, "out_name": out_model.name, "threads": threads}
