@@ -67,6 +67,25 @@ def test_network_benchmarks_run_a_small_network_on_the_threads_asked(words: list
     assert figures["threads"] == 1 and figures["net"] == "b1c8" and figures["size"] == 5
 
 
+def test_bench_net_reports_the_arithmetic_and_no_peak_share_without_a_known_gpu() -> None:
+    import torch
+
+    from engine.bench.peak import dense_bf16_peak
+
+    before = torch.get_num_threads()
+    try:
+        result = CliRunner().invoke(main, ["bench", "net", "--blocks", "1", "--filters", "8", "--size", "5",
+                                           "--batch", "4", "--seconds", "0.05", "--runs", "1", "--device", "cpu",
+                                           "--runtime", "eager", "--threads", "1", "--json"])
+    finally:
+        torch.set_num_threads(before)
+    assert result.exit_code == 0, (result.output, result.exception)
+    figures = json.loads(result.output)
+    tower = 2 * 9 * 25 * (17 * 8 + 2 * 8 * 8)  # the 3x3 convolutions: input, then one block's two
+    assert tower < figures["gflops_per_position"] * 1e9 < 2 * tower and figures["tflops"] > 0
+    assert "peak_share" not in figures and dense_bf16_peak(torch.device("cpu")) is None
+
+
 def test_games_between_gtp_engines_are_engine_commands() -> None:
     listing = CliRunner().invoke(main, ["--help"]).output
     assert "match" in listing and "gnugo-games" in listing

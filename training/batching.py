@@ -28,9 +28,11 @@ class InFlight(Protocol):
 _Game = TypeVar("_Game", bound=InFlight)
 
 
-def play_in_flight(start: Callable[[int], _Game], games: int, parallel: int, on_over: Callable[[_Game], None],
-                   stop: Callable[[], bool] | None = None) -> tuple[int, list[_Game]]:
-    """Play ``games`` games, at most ``parallel`` at a time; ``start(i)`` makes game i, its first search begun.
+def play_in_flight(start: Callable[[int], _Game | None], games: int, parallel: int,
+                   on_over: Callable[[_Game], None], stop: Callable[[], bool] | None = None) -> tuple[int, list[_Game]]:
+    """Play ``games`` games, at most ``parallel`` at a time; ``start(i)`` makes game i, its first search begun,
+    or returns None when no more games are to start (a cluster's shared budget ran out): the games in flight
+    are then played to the end.
 
     Every step advances each search by one leaf batch (:func:`step`); a game whose
     search finished plays its move, and ``on_over(game)`` receives each game as it
@@ -43,7 +45,11 @@ def play_in_flight(start: Callable[[int], _Game], games: int, parallel: int, on_
         if stop is not None and stop():
             break
         while len(active) < parallel and begun < games:
-            active.append(start(begun))
+            game = start(begun)
+            if game is None:
+                games = begun
+                break
+            active.append(game)
             begun += 1
         calls += step([game.job for game in active if game.job is not None])
         for game in list(active):

@@ -16,12 +16,18 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from engine.bench.timing import network_options, report, runtime_options
+from training.cli import ray_options
 
-__all__ = ["selfplay_bench_command"]
+if TYPE_CHECKING:
+    from engine import Evaluator, Rules
+    from training.selfplay import SelfPlayConfig, SelfPlaySummary
+
+__all__ = ["selfplay_bench_command", "timed_selfplay"]
 
 
 @click.command("selfplay")
@@ -36,18 +42,24 @@ __all__ = ["selfplay_bench_command"]
 @click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
 @click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True, help="Timed window.")
 @runtime_options
+@ray_options
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, encoder: str | None, game: str,
                            size: int, rules_text: str | None, readouts: int, full_search_pct: float,
                            parallel_games: int, batch_size: int, seconds: float, device: str | None, dtype: str,
-                           runtime: str, threads: int | None, seed: int, as_json: bool) -> None:
-    """Self-play positions/s and games/hour with a network."""
+                           runtime: str, threads: int | None, ray_target: str | None, ray_actors: int | None,
+                           seed: int, as_json: bool) -> None:
+    """Self-play positions/s and games/hour with a network.
+
+    With --ray the same self-play runs in Ray actors (--parallel-games each) that send their leaves to an
+    inference actor, all timed at once; positions/s is their sum.
+    """
     import torch
 
     from engine import EvaluatorOptions, load_evaluator, read_info, set_cpu_threads
     from training.models import BootstrapConfig, bootstrap, model_rules
-    from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, play_games
+    from training.selfplay import SelfPlayConfig, opening_moves
     from training.settings import replace_paths
 
     set_cpu_threads(threads)
@@ -62,31 +74,62 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
             "player.visits": readouts, "player.search.batch_size": batch_size,
             "player.temperature_moves": opening_moves(rules.size), "full_search_share": full_search_pct / 100,
             "parallel_games": parallel_games, "seed": seed})
-        evaluator = load_evaluator(rules, model_path, options)
-        output = SelfPlayOutput(Path(scratch) / "games")
         started = time.perf_counter()
-        evaluator.warm_up(rules.size)  # type: ignore[attr-defined]
-        play_games(evaluator, rules, info.name, config, parallel_games, output, stop=_after(3.0))
-        warm_up = time.perf_counter() - started
-        evaluator.clear_cache()  # type: ignore[attr-defined]
-        summary = play_games(evaluator, rules, info.name, config, 1 << 30, output, stop=_after(seconds))
+        if ray_target is None:
+            evaluator = load_evaluator(rules, model_path, options)
+            evaluator.warm_up(rules.size)  # type: ignore[attr-defined]
+            summary = timed_selfplay(evaluator, rules, info.name, config, 3.0, seconds,
+                                     evaluator.clear_cache)  # type: ignore[attr-defined]
+            ran: dict[str, Any] = {"device": str(evaluator.device), "dtype": evaluator.dtype_name,  # type: ignore
+                                   "runtime": evaluator.runtime, "threads": torch.get_num_threads()}  # type: ignore
+        else:
+            from training.cluster.connect import connected
+            from training.cluster.pool import Layout
+            from training.cluster.selfplay import bench_on_ray
+
+            with connected(ray_target):
+                summary, ran = bench_on_ray(model_path, rules, config, options,
+                                            Layout(actors_per_node=ray_actors, threads=threads), 3.0, seconds)
+            ran["ray"] = ray_target
+        warm_up = time.perf_counter() - started - summary.seconds
     mean_length = (summary.moves + summary.in_flight_moves) / max(summary.games + summary.in_flight_games, 1)
     positions_per_s = summary.moves_played / summary.seconds
     result = {"net": info.config.name, "game": info.game, "size": rules.size, "readouts": readouts,
               "cheap_readouts": config.cheap, "full_search_share": config.full_search_share,
-              "parallel_games": parallel_games, "batch": batch_size, "device": str(evaluator.device),  # type: ignore
-              "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,  # type: ignore[attr-defined]
-              "threads": torch.get_num_threads(), "seconds": summary.seconds, "positions_per_s": positions_per_s,
+              "parallel_games": parallel_games, "batch": batch_size, **ran, "seconds": summary.seconds,
+              "positions_per_s": positions_per_s,
               "simulations_per_s": summary.simulations / summary.seconds,
               "evaluator_calls_per_s": summary.evaluator_calls / summary.seconds, "games_finished": summary.games,
               "games_in_flight": summary.in_flight_games, "mean_game_length": mean_length,
               "games_per_hour": positions_per_s * 3600 / max(mean_length, 1.0), "warm_up_s": warm_up}
     text = (f"{info.config.name} {info.game} {rules.size}x{rules.size}, {readouts} readouts "
             f"({config.cheap} cheap, {full_search_pct:g}% full), {parallel_games} games x {batch_size} leaves "
-            f"({result['device']}, {result['dtype']}, {result['runtime']}): {positions_per_s:,.2f} positions/s, "
+            f"({result['device']}, {result['dtype']}, {result['runtime']}{_on_ray(ran)}): "
+            f"{positions_per_s:,.2f} positions/s, "
             f"{result['simulations_per_s']:,.0f} simulations/s, {result['games_per_hour']:,.1f} games/hour "
             f"(games of {mean_length:.0f} moves or more: an upper bound)")
     report(result, as_json, text)
+
+
+def _on_ray(ran: dict[str, Any]) -> str:
+    """``, Ray: 2 actors, 1 server 64% busy`` for a run on Ray, else nothing."""
+    if "ray" not in ran:
+        return ""
+    return (f", Ray {ran['ray']}: {ran['actors']} actors, {ran['servers']} server "
+            f"{100 * ran['inference_busy_share']:.0f}% busy, {ran['server_batch_mean']:.0f} positions a call")
+
+
+def timed_selfplay(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayConfig, warm_up: float,
+                   seconds: float, clear_cache: Callable[[], None]) -> SelfPlaySummary:
+    """Self-play for ``warm_up`` seconds (kernels, compiling), ``clear_cache()``, then ``seconds`` timed: the
+    timed window's totals (games in flight at its end abandoned). Games go to a scratch folder."""
+    from training.selfplay import SelfPlayOutput, play_games
+
+    with tempfile.TemporaryDirectory(prefix="bench-games-") as scratch:
+        output = SelfPlayOutput(Path(scratch))
+        play_games(evaluator, rules, model, config, config.parallel_games, output, stop=_after(warm_up))
+        clear_cache()
+        return play_games(evaluator, rules, model, config, 1 << 30, output, stop=_after(seconds))
 
 
 def _after(seconds: float) -> Callable[[], bool]:

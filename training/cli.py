@@ -85,6 +85,42 @@ def _loss_weights(prefix: str = "") -> Callable[..., Any]:
     return decorate
 
 
+def _ray_target(_ctx: click.Context, _param: click.Parameter, target: str | None) -> str | None:
+    """``--ray``: a local cluster binds the loopback address only (Ray reads that setting at import)."""
+    if target == "local":
+        import os
+
+        from training.cluster.connect import LOOPBACK_ENV
+
+        for name, value in LOOPBACK_ENV.items():
+            os.environ.setdefault(name, value)
+    return target
+
+
+def ray_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--ray auto|local|ADDRESS`` and ``--actors N`` (self-play and inference actors on a Ray cluster)."""
+    command = click.option("--actors", "ray_actors", type=click.IntRange(1), default=None,
+                           help="With --ray: self-play actors per node [default: one per CPU the node's "
+                                "inference actor leaves].")(command)
+    return click.option("--ray", "ray_target", default=None, metavar="auto|local|ADDRESS", callback=_ray_target,
+                        help="Run on a Ray cluster: local (this machine), auto (the cluster this machine is in) "
+                             "or a head node's address (pip install -e \".[ray]\").")(command)
+
+
+def _ray_cluster(store: Any, actors: int | None, threads: int | None) -> Any:
+    from training.cluster.backend import RayCluster
+    from training.cluster.pool import Layout
+
+    return RayCluster(store, Layout(actors_per_node=actors, threads=threads), threads)
+
+
+def _no_url(location: str | None, option: str) -> None:
+    from training.cluster.storage import is_url
+
+    if location is not None and is_url(location):
+        raise click.UsageError(f"{option} {location} is a URL: give --ray to run on a cluster with it")
+
+
 # --------------------------------------------------------------- bootstrap
 @click.command("bootstrap")
 @click.argument("out_model", type=click.Path(dir_okay=False))
@@ -139,8 +175,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               help="Playout Cap Randomization: share of moves with the full search (100: all).")
 @_selfplay_method_options("player__search__")
 @click.option("--games", type=click.IntRange(1), default=16, show_default=True)
-@click.option("--output-dir", type=click.Path(file_okay=False), default="games", show_default=True,
-              help="Game records; held-out games go to its holdout/ folder.")
+@click.option("--output-dir", default="games", show_default=True,
+              help="Game records (with --ray also an fsspec URL); held-out games go to its holdout/ folder.")
 @click.option("--output-sgf", type=click.Path(file_okay=False), default=None, help="Also write SGF files here.")
 @click.option("--holdout-pct", "holdout_share", type=click.FloatRange(0, 100), default=5.0, show_default=True,
               callback=_share)
@@ -157,6 +193,7 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
 @runtime_options
+@ray_options
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
@@ -164,9 +201,12 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
                      output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
                      workers: int, batch_size: int, temperature_moves: int | None, resign_threshold: float,
                      no_resign: bool, resign_disabled_share: float, rules_text: str | None, size: int | None,
-                     device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None,
-                     as_json: bool) -> None:
-    """Play self-play games with MODEL and write their records (and SGF)."""
+                     device: str | None, dtype: str, runtime: str, threads: int | None, ray_target: str | None,
+                     ray_actors: int | None, seed: int | None, as_json: bool) -> None:
+    """Play self-play games with MODEL and write their records (and SGF).
+
+    With --ray the games are played by actors of a Ray cluster, and --output-dir may be an fsspec URL.
+    """
     from tqdm import tqdm
 
     from engine import EngineError, read_info
@@ -184,11 +224,21 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
             "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_readouts,
             "full_search_share": full_search_share, "parallel_games": parallel_games,
             "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share, "seed": seed})
-        output = SelfPlayOutput(Path(output_dir), None if output_sgf is None else Path(output_sgf))
+        sgf_dir = None if output_sgf is None else Path(output_sgf)
         options = _evaluator_options(device, dtype, runtime, threads, seed)
-        with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
-            summary = run_selfplay(model, rules, config, games, output, options, workers, lambda _g: bar.update(1),
-                                   worker_threads=threads)
+        if ray_target is not None:
+            from training.cluster.connect import connected
+            from training.cluster.storage import RunStore
+
+            store = RunStore(output_dir)
+            with connected(ray_target):
+                summary = _ray_cluster(store, ray_actors, threads).selfplay(
+                    Path(model), rules, config, games, SelfPlayOutput(store.local, sgf_dir), options)
+        else:
+            _no_url(output_dir, "--output-dir")
+            with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
+                summary = run_selfplay(model, rules, config, games, SelfPlayOutput(Path(output_dir), sgf_dir), options,
+                                       workers, lambda _g: bar.update(1), worker_threads=threads)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
     _emit(summary.to_dict(), as_json, summary.describe())
@@ -393,7 +443,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 
 
 @click.command("loop")
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dir")
 @click.option("--game", "bootstrap__game", type=_GAMES, default="gomoku", show_default=True)
 @click.option("--size", "bootstrap__size", type=click.IntRange(2, 25), default=6, show_default=True)
 @click.option("--win-length", "win_length", type=click.IntRange(3, 25), default=None,
@@ -447,20 +497,38 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               show_default=True)
 @click.option("--threads", "threads", type=click.IntRange(1), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)
+@ray_options
+@click.option("--staging", type=click.Path(file_okay=False), default=None,
+              help="With --ray and a URL RUN_DIR: the local copy the loop works in "
+                   "[default: ~/.cache/engine/runs/HASH].")
 @click.pass_context
-def loop_command(ctx: click.Context, run_dir: str, seed: int, **settings: Any) -> None:
+def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | None, ray_actors: int | None,
+                 staging: str | None, **settings: Any) -> None:
     """Bootstrap, then self-play, gather, train (and gate, rate) generation after generation in RUN_DIR.
 
     Resumable: run the same command again after a kill. On a run that exists,
     only the options given on the command line change its stored settings.
+    With --ray, self-play runs as Ray actors and training as a Ray Train job,
+    and RUN_DIR may be a path every node shares or an fsspec URL (s3://, gs://, file://).
     """
     from engine import EngineError, set_cpu_threads
     from training.loop import LoopConfig, load_config, run_loop
     from training.selfplay import opening_moves
     from training.settings import replace_paths
 
+    cluster = None
+    if ray_target is not None:
+        from training.cluster.storage import RunStore
+
+        store = RunStore(run_dir, staging)
+        store.pull()  # a URL run resumes from what the URL holds
+        cluster = _ray_cluster(store, ray_actors, settings["threads"])
+        local_dir: str | Path = store.local
+    else:
+        _no_url(run_dir, "RUN_DIR")
+        local_dir = run_dir
     try:
-        stored = load_config(run_dir)
+        stored = load_config(local_dir)
         given = {name for name in ctx.params
                  if stored is None or ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
         changes = {name.replace("__", "."): value for name, value in settings.items() if name in given}
@@ -471,11 +539,18 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, **settings: Any) -
             opening = opening_moves(config.game_rules().size)
             config = replace_paths(config, {"selfplay.player.temperature_moves": opening})
         set_cpu_threads(config.threads)
-        state = run_loop(run_dir, config, _note)
+        if cluster is None:
+            state = run_loop(local_dir, config, _note)
+        else:
+            from training.cluster.connect import connected, describe_cluster
+
+            with connected(ray_target):  # type: ignore[arg-type]
+                _note(f"Ray cluster: {describe_cluster()}")
+                state = run_loop(local_dir, config, _note, cluster=cluster)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
     click.echo(f"{len(state['history']) - 1} generations in {run_dir}; best model {state['best']}; "
-               f"ratings in {Path(run_dir) / 'ratings.md'}")
+               f"ratings in {run_dir}/ratings.md")
 
 
 # ------------------------------------------------------------ GTP engines

@@ -28,6 +28,10 @@ every game, so a kill does not hide the compute behind the games it keeps (self-
 worker processes count only once they end). Each phase resumes where a kill left it
 (self-play counts the games already written, gather skips what it gathered,
 training restarts from its checkpoint); a match in flight is replayed.
+
+With a :class:`Cluster` (``engine loop --ray``, :mod:`training.cluster`) self-play
+runs as Ray actors and training as a Ray Train job, each game is saved as it
+arrives, and the phases, state and resumption are the ones above.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine import atomic_path, read_json, write_json, write_text
 from training.errors import RunStateError
@@ -52,7 +56,7 @@ from training.settings import from_dict
 from training.stats import signed
 from training.train import TrainConfig
 
-__all__ = ["LoopConfig", "run_loop", "load_config", "cpu_hours_used", "RUN_FILE", "STATE_FILE", "PHASES"]
+__all__ = ["LoopConfig", "Cluster", "run_loop", "load_config", "cpu_hours_used", "RUN_FILE", "STATE_FILE", "PHASES"]
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +131,27 @@ def load_config(run_dir: str | os.PathLike[str]) -> LoopConfig | None:
         raise RunStateError(f"run file {path}: {error}") from error
 
 
+class Cluster(Protocol):
+    """Where self-play and training run instead of this process (``engine loop --ray``:
+    :class:`training.cluster.RayCluster`), and where the run's files go as they are written."""
+
+    cpu_seconds: float  # CPU time its processes spent for the run so far
+
+    def selfplay(self, model: Path, rules: Any, config: SelfPlayConfig, games: int, output: Any, options: Any,
+                 on_game: Callable[[Any], None] | None, desc: str, leave: bool) -> Any:
+        """Play ``games`` games, saving each through ``output`` as it ends; a SelfPlaySummary."""
+
+    def train(self, model: Path, out_model: Path, chunk_dirs: list[Path], expect: Any, generation: int,
+              config: TrainConfig, logdir: Path | None) -> Any:
+        """Train ``model`` on the chunks into ``out_model``; a TrainResult."""
+
+    def commit(self, paths: list[Path]) -> None:
+        """These files of the run were just written."""
+
+    def sync(self) -> None:
+        """Every file of the run written since the last sync was, ``state.json`` last."""
+
+
 # ---------------------------------------------------------------------- state
 def _gen(number: int) -> str:
     return f"{number:06d}"
@@ -135,13 +160,19 @@ def _gen(number: int) -> str:
 class _Run:
     """Paths and state of one run directory."""
 
-    def __init__(self, root: Path, config: LoopConfig, report: Callable[[str], None]) -> None:
+    def __init__(self, root: Path, config: LoopConfig, report: Callable[[str], None],
+                 cluster: Cluster | None = None) -> None:
         self.root = root
         self.config = config
         self.report = report
+        self.cluster = cluster
         self.rules = config.game_rules()
         self.state: dict[str, Any] = {}
-        self.phase_cpu = 0.0  # _cpu_seconds() when the running phase began
+        self.phase_cpu = 0.0  # cpu_seconds() when the running phase began
+
+    def cpu_seconds(self) -> float:
+        """CPU time of this process, its finished children and the cluster's processes for this run."""
+        return _cpu_seconds() + (self.cluster.cpu_seconds if self.cluster is not None else 0.0)
 
     def path(self, *parts: str) -> Path:
         return self.root.joinpath(*parts)
@@ -161,14 +192,21 @@ class _Run:
             raise RunStateError(f"state file {path}: {error}") from error
         return True
 
-    def save_state(self) -> None:
+    def save_state(self, everything: bool = True) -> None:
+        """Write ``state.json``; on a cluster, upload it (with ``everything``: after every file written
+        since the last upload, so the run never records a phase before holding its files)."""
         write_json(self.path(STATE_FILE), self.state)
+        if self.cluster is not None:
+            if everything:
+                self.cluster.sync()
+            else:
+                self.cluster.commit([self.path(STATE_FILE)])
 
     def save_progress(self) -> None:
         """Note the running phase's CPU time so far (``cpu_pending``), so that a kill does not lose it:
         the games that phase wrote are kept, and the compute that made them counts."""
-        self.state["current"]["cpu_pending"] = round(_cpu_seconds() - self.phase_cpu, 1)
-        self.save_state()
+        self.state["current"]["cpu_pending"] = round(self.cpu_seconds() - self.phase_cpu, 1)
+        self.save_state(everything=False)
 
     def fold_pending_cpu(self) -> None:
         """After a kill: the interrupted phase's CPU time joins the generation's."""
@@ -224,10 +262,14 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
     if config.seed is not None:
         config = replace(config, seed=config.seed + 1_000_003 * generation + have)
     output = SelfPlayOutput(games_dir, run.path("sgf", _gen(generation)))
-    with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
-        summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
-                               run.config.workers, lambda _game: (bar.update(1), run.save_progress()),
-                               worker_threads=run.config.threads)
+    if run.cluster is not None:
+        summary = run.cluster.selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
+                                       lambda _game: run.save_progress(), f"self-play {_gen(generation)}", False)
+    else:
+        with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
+            summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
+                                   run.config.workers, lambda _game: (bar.update(1), run.save_progress()),
+                                   worker_threads=run.config.threads)
     run.report(f"generation {generation} self-play: {summary.describe()}")
     return {"games": have + summary.games, **{k: summary.to_dict()[k] for k in (
         "moves", "targets", "black_wins", "white_wins", "draws", "games_per_hour", "false_resign_rate")}}
@@ -264,22 +306,25 @@ def _chunk_dirs(run: _Run, kind: str, generations: range) -> list[Path]:
 def _train(run: _Run, generation: int) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from engine import load_model
+    from engine import load_model, read_info
     from training.chunks import ChunkInfo, load_samples
     from training.train import train
 
-    model = load_model(run.best)
-    info = model.info
+    info = read_info(run.best)
     window = range(max(1, generation - run.config.window + 1), generation + 1)
     dirs = _chunk_dirs(run, "chunks", window)
     if not dirs:
         raise RunStateError(f"generation {generation} has no training samples in {run.path('chunks')}")
     expect = ChunkInfo(info.game, run.rules.size, info.encoder, info.num_planes, "bits", 0)
-    samples = load_samples(dirs, expect)
     config = run.config.train
-    with tqdm(total=config.steps, desc=f"train {_gen(generation)}", unit="step", leave=False) as bar:
-        result = train(samples, model, run.model_path(generation), generation, config, run.path("tensorboard"),
-                       lambda done, _metrics: bar.update(done - bar.n))
+    if run.cluster is not None:
+        result = run.cluster.train(run.best, run.model_path(generation), dirs, expect, generation, config,
+                                   run.path("tensorboard"))
+    else:
+        samples = load_samples(dirs, expect)
+        with tqdm(total=config.steps, desc=f"train {_gen(generation)}", unit="step", leave=False) as bar:
+            result = train(samples, load_model(run.best), run.model_path(generation), generation, config,
+                           run.path("tensorboard"), lambda done, _metrics: bar.update(done - bar.n))
     run.report(f"generation {generation} training: {result.describe()}")
     return {"steps": result.steps, "train_samples": result.samples, "train_policy_loss": result.policy_loss,
             "train_value_loss": result.value_loss, "train_top1": result.top1,
@@ -389,17 +434,19 @@ def cpu_hours_used(state: dict[str, Any]) -> float:
 
 
 def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callable[[str], None] = log.info,
-             after_phase: Callable[[int, str], None] | None = None) -> dict[str, Any]:
+             after_phase: Callable[[int, str], None] | None = None, cluster: Cluster | None = None) -> dict[str, Any]:
     """Run (or resume) the loop in ``run_dir`` until ``config.generations`` generations exist or the
     ``cpu_hours`` budget is spent.
 
     ``after_phase(generation, phase)`` is called after each phase is saved (tests
-    interrupt the loop there). Returns the final state.
+    interrupt the loop there). With ``cluster`` (``engine loop --ray``:
+    :class:`training.cluster.RayCluster`) self-play and training run there, and
+    every file the loop writes in ``run_dir`` is handed to it. Returns the final state.
     """
     root = Path(run_dir)
     root.mkdir(parents=True, exist_ok=True)
     with _sole_writer(root):
-        return _run_locked(root, config, report, after_phase)
+        return _run_locked(root, config, report, after_phase, cluster)
 
 
 @contextlib.contextmanager
@@ -417,12 +464,12 @@ def _sole_writer(root: Path) -> Iterator[None]:
 
 
 def _run_locked(root: Path, config: LoopConfig, report: Callable[[str], None],
-                after_phase: Callable[[int, str], None] | None) -> dict[str, Any]:
+                after_phase: Callable[[int, str], None] | None, cluster: Cluster | None) -> dict[str, Any]:
     new = not (root / STATE_FILE).exists()
     if new and config.start_model:
         config = _sized_like_start_model(config)
     write_json(root / RUN_FILE, config.to_dict())
-    run = _Run(root, config, report)
+    run = _Run(root, config, report, cluster)
     if not run.load_state():
         _bootstrap(run)
     run.fold_pending_cpu()
@@ -433,18 +480,21 @@ def _run_locked(root: Path, config: LoopConfig, report: Callable[[str], None],
         generation = run.state["next"]
         started = time.perf_counter()
         for phase in PHASES[PHASES.index(run.state["phase"]):]:
-            run.phase_cpu = _cpu_seconds()
+            run.phase_cpu = run.cpu_seconds()
             run.state["current"].update(_phase(run, phase, generation))
             current = run.state["current"]
             current.pop("cpu_pending", None)
             if phase not in _UNCOUNTED:
-                current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + _cpu_seconds() - run.phase_cpu, 1)
+                current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + run.cpu_seconds() - run.phase_cpu,
+                                               1)
             following = PHASES.index(phase) + 1
             run.state["phase"] = PHASES[following] if following < len(PHASES) else "done"
             run.save_state()
             if after_phase is not None:
                 after_phase(generation, phase)
         _finish_generation(run, generation, time.perf_counter() - started)
+    if cluster is not None:
+        cluster.sync()  # the last generation's table and plot
     return run.state
 
 

@@ -51,7 +51,8 @@ from training.errors import RecordFormatError
 from training.territory import FinalBoard
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "RECORD_SUFFIX", "SelfPlayRecord", "write_record", "read_record",
-           "record_name", "list_records"]
+           "record_name", "new_game_id", "record_bytes",
+           "list_records"]
 
 RECORD_FORMAT = "engine-game"
 RECORD_VERSION = 3
@@ -170,16 +171,27 @@ def _final(data: dict[str, Any] | None) -> FinalBoard | None:
     return FinalBoard(owners, float(data["score"]))
 
 
-def record_name(model: str) -> str:
-    """A new record's file name: model, UTC time, a random tag; names sort by model, then time."""
+def record_name(model: str, game_id: str | None = None) -> str:
+    """A record's file name: model, then ``game_id`` (:func:`new_game_id` when None); names sort by model,
+    then time. A game written twice under its id keeps one file."""
+    return f"{model}-{game_id or new_game_id()}{RECORD_SUFFIX}"
+
+
+def new_game_id() -> str:
+    """A new game's id: the UTC time to the microsecond and a random tag (``20260131T120000123456-1a2b3c4d``)."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%f")
-    return f"{model}-{stamp}-{uuid.uuid4().hex[:8]}{RECORD_SUFFIX}"
+    return f"{stamp}-{uuid.uuid4().hex[:8]}"
 
 
-def write_record(directory: str | os.PathLike[str], record: SelfPlayRecord) -> Path:
-    """Write ``record`` atomically into ``directory`` under a new name; return its path."""
+def record_bytes(record: SelfPlayRecord) -> bytes:
+    """``record`` as its file's bytes (gzip-compressed JSON)."""
     data = json.dumps(record.to_dict(), separators=(",", ":")).encode("utf-8")
-    return write_bytes(Path(directory) / record_name(record.model), gzip.compress(data, mtime=0))
+    return gzip.compress(data, mtime=0)
+
+
+def write_record(directory: str | os.PathLike[str], record: SelfPlayRecord, game_id: str | None = None) -> Path:
+    """Write ``record`` atomically into ``directory`` (named by ``game_id``, else a new name); return its path."""
+    return write_bytes(Path(directory) / record_name(record.model, game_id), record_bytes(record))
 
 
 def read_record(path: str | os.PathLike[str]) -> SelfPlayRecord:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -48,11 +48,11 @@ from engine import (
     write_text,
 )
 from training.batching import play_in_flight
-from training.records import RECORD_SUFFIX, SelfPlayRecord, write_record
+from training.records import RECORD_SUFFIX, SelfPlayRecord, new_game_id, record_name, write_record
 from training.territory import final_board
 
-__all__ = ["SelfPlayConfig", "opening_moves", "SelfPlayOutput", "GameSummary", "SelfPlaySummary", "play_games",
-           "run_selfplay", "search_comment", "HOLDOUT_DIR"]
+__all__ = ["SelfPlayConfig", "opening_moves", "SelfPlayOutput", "GameSink", "FinishedGame", "GameSummary",
+           "SelfPlaySummary", "play_games", "run_selfplay", "search_comment", "HOLDOUT_DIR"]
 
 HOLDOUT_DIR = "holdout"
 
@@ -109,14 +109,6 @@ class SelfPlayConfig:
 
 
 @dataclass(frozen=True)
-class SelfPlayOutput:
-    """Where games go: records in ``directory`` (held-out ones in its ``holdout/``), SGF in ``sgf_directory``."""
-
-    directory: Path
-    sgf_directory: Path | None = None
-
-
-@dataclass(frozen=True)
 class GameSummary:
     """One finished game, as the summary counts it. ``winner``: "B", "W" or None (draw)."""
 
@@ -128,6 +120,56 @@ class GameSummary:
     would_resign: bool
     false_resign: bool
     holdout: bool
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game as it ended: its id (which names its files: a game saved twice is kept once), its record,
+    its SGF text (None unless the sink asked for it) and its summary (``summary.holdout``: held out)."""
+
+    game_id: str
+    record: SelfPlayRecord
+    sgf: str | None
+    summary: GameSummary
+
+
+class GameSink(Protocol):
+    """Where finished games go: files (:class:`SelfPlayOutput`), or a cluster's driver, which writes them."""
+
+    @property
+    def wants_sgf(self) -> bool:
+        """Whether :meth:`save` wants the game's SGF text."""
+
+    def save(self, finished: FinishedGame) -> None:
+        """Keep ``finished`` (atomically: a kill loses at most the game being saved)."""
+
+
+@dataclass(frozen=True)
+class SelfPlayOutput:
+    """Where games go: records in ``directory`` (held-out ones in its ``holdout/``), SGF in ``sgf_directory``."""
+
+    directory: Path
+    sgf_directory: Path | None = None
+
+    @property
+    def wants_sgf(self) -> bool:
+        return self.sgf_directory is not None
+
+    def paths(self, finished: FinishedGame) -> list[Path]:
+        """The files :meth:`save` writes for ``finished``: its record, and its SGF file when there is one."""
+        directory = self.directory / HOLDOUT_DIR if finished.summary.holdout else self.directory
+        name = record_name(finished.record.model, finished.game_id)
+        sgf = [] if self.sgf_directory is None or finished.sgf is None else [
+            self.sgf_directory / (name[:-len(RECORD_SUFFIX)] + ".sgf")]
+        return [directory / name, *sgf]
+
+    def save(self, finished: FinishedGame) -> None:
+        """Write the record, and the SGF file beside its name, each atomically."""
+        record, *sgf = self.paths(finished)
+        write_record(record.parent, finished.record, finished.game_id)
+        for path in sgf:
+            assert finished.sgf is not None
+            write_text(path, finished.sgf)
 
 
 @dataclass
@@ -274,44 +316,48 @@ class _SelfPlayGame:
                               readouts=self.config.readouts, cheap_readouts=self.config.cheap)
 
 
-def _save(game: _SelfPlayGame, model: str, output: SelfPlayOutput, holdout: bool) -> GameSummary:
+def _finish(game: _SelfPlayGame, model: str, holdout: bool, with_sgf: bool) -> FinishedGame:
     record = game.record(model)
-    directory = output.directory / HOLDOUT_DIR if holdout else output.directory
-    path = write_record(directory, record)
-    if output.sgf_directory is not None:
+    sgf = None
+    if with_sgf:
         comment = f"self-play by {model}" + (" (resignation disabled)" if record.resign_disabled else "")
-        text = dump_sgf(game.game, black_name=model, white_name=model, comments=game.comments,
-                        properties={"C": comment})
-        write_text(output.sgf_directory / (path.name[:-len(RECORD_SUFFIX)] + ".sgf"), text)
+        sgf = dump_sgf(game.game, black_name=model, white_name=model, comments=game.comments,
+                       properties={"C": comment})
     outcome = record.result
     assert outcome is not None
     winner = None if outcome.winner is None else outcome.winner.letter
     false_resign = record.would_resign is not None and outcome.value_for(Color.parse(record.would_resign)) >= 0
-    return GameSummary(len(record.actions), sum(record.targets), winner, outcome.reason, record.resign_disabled,
-                       record.would_resign is not None, false_resign, holdout)
+    summary = GameSummary(len(record.actions), sum(record.targets), winner, outcome.reason, record.resign_disabled,
+                          record.would_resign is not None, false_resign, holdout)
+    return FinishedGame(new_game_id(), record, sgf, summary)
 
 
 def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayConfig, games: int,
-               output: SelfPlayOutput, on_game: Callable[[GameSummary], None] | None = None,
-               stop: Callable[[], bool] | None = None) -> SelfPlaySummary:
-    """Play ``games`` self-play games, ``config.parallel_games`` at a time, and write each one as it ends.
+               output: GameSink, on_game: Callable[[GameSummary], None] | None = None,
+               stop: Callable[[], bool] | None = None, more: Callable[[], bool] | None = None) -> SelfPlaySummary:
+    """Play ``games`` self-play games, ``config.parallel_games`` at a time, and save each one as it ends.
 
     ``stop()``, checked every step, ends the run early, abandoning the games in flight (benchmarks).
+    ``more()``, asked before each game starts, may end the run sooner: False starts no more games and plays
+    those in flight to the end (a budget that several processes share).
     """
     rng = np.random.default_rng(config.seed)
     summary = SelfPlaySummary()
     started = time.perf_counter()
 
-    def start(_index: int) -> _SelfPlayGame:
+    def start(_index: int) -> _SelfPlayGame | None:
+        if more is not None and not more():
+            return None
         return _SelfPlayGame(rules, evaluator, config, int(rng.integers(2 ** 63)))
 
     def over(game: _SelfPlayGame) -> None:
         summary.simulations += game.simulations
         summary.moves_played += game.moves_played
-        finished = _save(game, model, output, bool(rng.random() < config.holdout_share))
-        summary.add(finished)
+        finished = _finish(game, model, bool(rng.random() < config.holdout_share), output.wants_sgf)
+        output.save(finished)
+        summary.add(finished.summary)
         if on_game is not None:
-            on_game(finished)
+            on_game(finished.summary)
 
     summary.evaluator_calls, unfinished = play_in_flight(start, games, config.parallel_games, over, stop)
     summary.in_flight_games = len(unfinished)

@@ -36,7 +36,8 @@ import numpy as np
 from training.chunks import Samples
 from training.errors import CheckpointError
 
-__all__ = ["TrainConfig", "TrainResult", "train", "checkpoint_path", "learning_rate", "SCHEDULES", "OPTIMIZERS"]
+__all__ = ["TrainConfig", "TrainResult", "Replica", "train", "checkpoint_path", "learning_rate", "SCHEDULES",
+           "OPTIMIZERS"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("sgd", "adam")
@@ -113,6 +114,18 @@ class TrainResult:
                 f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}")
 
 
+@dataclass(frozen=True)
+class Replica:
+    """This process's part in data-parallel training (a Ray Train worker): its ``rank`` of ``world_size``,
+    the ``device`` it trains on and ``wrap``, which makes the network share gradients (torch DDP). Each
+    rank draws its own minibatches; rank 0 alone writes checkpoints, scalars and the model."""
+
+    rank: int
+    world_size: int
+    device: Any
+    wrap: Callable[[Any], Any]
+
+
 def learning_rate(config: TrainConfig, step: int) -> float:
     """The scheduled rate at ``step`` (0-based), before the KL multiplier."""
     base = config.learning_rate
@@ -134,12 +147,13 @@ def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
 
 
 # -------------------------------------------------------------------- batches
-def _batch(samples: Samples, config: TrainConfig, step: int) -> tuple[np.ndarray, ...]:
-    """The minibatch of ``step``, as the fields of :class:`~training.losses.Batch` in numpy: planes
-    float32[B, C, N, N], pi float32[B, A], z, ownership float32[B, N*N], score, aux_mask."""
+def _batch(samples: Samples, config: TrainConfig, step: int, rank: int = 0) -> tuple[np.ndarray, ...]:
+    """The minibatch of ``step`` (for data-parallel ``rank``; rank 0 draws what one process draws), as the
+    fields of :class:`~training.losses.Batch` in numpy: planes float32[B, C, N, N], pi float32[B, A], z,
+    ownership float32[B, N*N], score, aux_mask."""
     from encoders.symmetry import transform_planes, transform_policy
 
-    rng = np.random.default_rng([config.seed, step])
+    rng = np.random.default_rng([config.seed, step] if rank == 0 else [config.seed, step, rank])
     index = rng.integers(0, len(samples), config.batch_size)
     arrays = samples.batch_at(index)
     planes, policy, ownership = arrays[0], arrays[1], arrays[3]
@@ -221,12 +235,14 @@ def _kl(net: Any, planes: Any, old_logits: Any) -> float:
 
 def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], generation: int,
           config: TrainConfig = TrainConfig(), logdir: str | os.PathLike[str] | None = None,
-          on_step: Callable[[int, dict[str, float]], None] | None = None) -> TrainResult:
+          on_step: Callable[[int, dict[str, float]], None] | None = None,
+          replica: Replica | None = None) -> TrainResult:
     """Train ``model`` (an :class:`~engine.nn.model_file.Model`, changed in place) and save it to ``out_model``.
 
     ``on_step(step, metrics)`` is called after every step (progress bars; tests
     use it to interrupt a run). Raises :class:`CheckpointError` when a
-    checkpoint beside ``out_model`` belongs to a different run.
+    checkpoint beside ``out_model`` belongs to a different run. With ``replica``
+    this process is one of several data-parallel trainers (:class:`Replica`).
     """
     import torch
 
@@ -235,8 +251,11 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
 
     out_model = Path(out_model)
     out_model.parent.mkdir(parents=True, exist_ok=True)
-    device = pick_device(config.device)
+    device = pick_device(config.device) if replica is None else replica.device
     net = model.net.to(device).train()
+    rank = 0 if replica is None else replica.rank
+    lead = rank == 0
+    forward = net if replica is None else replica.wrap(net)  # DDP shares the parameters of net
     optimizer = _optimizer(config, net)
     ckpt = checkpoint_path(out_model)
     identity = {"out_model": out_model.name, "network": net.config.name, "steps_total": config.steps,
@@ -248,7 +267,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
         optimizer.load_state_dict(state["optimizer"])
         start, multiplier = int(state["step"]), float(state["lr_multiplier"])
     writer = None
-    if logdir is not None:
+    if logdir is not None and lead:
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(logdir))
@@ -258,11 +277,11 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     started = time.perf_counter()
     try:
         for step in range(start, config.steps):
-            batch = Batch(*(torch.from_numpy(a).to(device) for a in _batch(samples, config, step)))
+            batch = Batch(*(torch.from_numpy(a).to(device) for a in _batch(samples, config, step, rank)))
             rate = learning_rate(config, step) * multiplier
             for group in optimizer.param_groups:
                 group["lr"] = rate
-            losses = batch_losses(net, batch)
+            losses = batch_losses(forward, batch)
             l2 = l2_penalty(weights, config.l2)
             loss = total_loss(losses, config, l2)
             optimizer.zero_grad(set_to_none=True)
@@ -283,7 +302,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
             if writer is not None and (done % config.log_every == 0 or done == config.steps):
                 for key in metrics:
                     writer.add_scalar(key, float(np.mean([m[key] for m in window])), base_steps + done)
-            if config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
+            if lead and config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
                 _save_checkpoint(ckpt, net, optimizer, done, multiplier, identity)
             if on_step is not None:
                 on_step(done, metrics)
@@ -292,8 +311,9 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
             writer.close()
     trained = model.with_generation(generation, base_steps + config.steps)
     trained.net = net.eval().cpu()
-    save_model(out_model, trained)
-    ckpt.unlink(missing_ok=True)
+    if lead:
+        save_model(out_model, trained)
+        ckpt.unlink(missing_ok=True)
     return TrainResult(steps=config.steps - start, resumed_from=start, samples=len(samples),
                        policy_loss=_mean(window, "loss/policy"), value_loss=_mean(window, "loss/value"),
                        l2=_mean(window, "loss/l2"), top1=_mean(window, "accuracy/top1"),

@@ -5,6 +5,11 @@ device, forward pass, logits and values back to the host) on a batch of
 random 0/1 planes through a randomly initialised network: the network's cost
 inside a search, without encoding, masking or the cache. Weights do not
 change the speed, so no model file is needed.
+
+It also reports the arithmetic rate (``tflops``: positions/s times the
+network's FLOPs a position, :mod:`engine.bench.peak`) and, in bf16 on a GPU
+whose dense bf16 peak is known (an H100 SXM: 989 TFLOPS), the share of that
+peak it reaches (``peak_share``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import time
 
 import click
 
+from engine.bench.peak import dense_bf16_peak, flops_per_position
 from engine.bench.timing import measure_rate, report, runtime_options
 
 __all__ = ["net_command"]
@@ -57,15 +63,24 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
     startup = time.perf_counter() - started
     rate = measure_rate(step, seconds, runs)
     dtype_name = evaluator.dtype_name
+    flops = flops_per_position(evaluator.net, in_planes, size)
+    peak = dense_bf16_peak(evaluator.device) if dtype_name == "bf16" else None
+    achieved = rate.median * flops / 1e12
     result = {"net": config.name, "blocks": blocks, "filters": filters, "size": size, "batch": batch,
               "heads": heads, "in_planes": in_planes, "device": str(evaluator.device), "dtype": dtype_name,
               "runtime": evaluator.runtime,
               "threads": torch.get_num_threads(), "runs": runs, "seconds": seconds,
-              "positions_per_s": rate.median, "positions_per_s_runs": rate.runs, "setup_s": startup}
+              "positions_per_s": rate.median, "positions_per_s_runs": rate.runs, "setup_s": startup,
+              "gflops_per_position": flops / 1e9, "tflops": achieved}
+    share = ""
+    if peak is not None:
+        result.update({"gpu": peak[0], "peak_bf16_tflops": peak[1], "peak_share": achieved / peak[1]})
+        share = f", {100 * achieved / peak[1]:.1f}% of the {peak[0]}'s {peak[1]:g} dense bf16 TFLOPS"
     report(result, as_json,
            f"{config.name} {size}x{size} batch {batch} on {evaluator.device} ({dtype_name}, {evaluator.runtime}, "
            f"{torch.get_num_threads()} threads): {rate.median:,.0f} positions/s "
-           f"(median of {runs} runs of {seconds:g} s; setup {startup:.2f} s)")
+           f"(median of {runs} runs of {seconds:g} s; setup {startup:.2f} s); {achieved:,.3f} TFLOPS at "
+           f"{flops / 1e9:.3f} GFLOPs a position{share}")
 
 
 class _PlaneCount:

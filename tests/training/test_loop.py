@@ -163,22 +163,22 @@ def test_the_loop_command_sets_the_self_play_methods(tmp_path: Path, monkeypatch
 
 def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import training.selfplay
+    from training.selfplay import SelfPlayOutput
 
-    save, saved = training.selfplay._save, []
+    save, saved = SelfPlayOutput.save, []
 
-    def save_twice_then_die(*args: object, **kwargs: object) -> object:
+    def save_twice_then_die(output: SelfPlayOutput, finished: object) -> None:
         if len(saved) == 2:
             raise Stop
-        saved.append(save(*args, **kwargs))  # type: ignore[arg-type]
-        return saved[-1]
+        save(output, finished)  # type: ignore[arg-type]
+        saved.append(finished)
 
     config = replace_paths(_config(), {"rating_games": 0, "gate_games": 0})
-    monkeypatch.setattr(training.selfplay, "_save", save_twice_then_die)
+    monkeypatch.setattr(SelfPlayOutput, "save", save_twice_then_die)
     with pytest.raises(Stop):
         run_loop(tmp_path, config)
     pending = json.loads((tmp_path / STATE_FILE).read_text())["current"]["cpu_pending"]
     assert pending > 0
-    monkeypatch.setattr(training.selfplay, "_save", save)
+    monkeypatch.setattr(SelfPlayOutput, "save", save)
     state = run_loop(tmp_path, config)
     assert "cpu_pending" not in state["history"][1] and state["history"][1]["cpu_seconds"] >= pending

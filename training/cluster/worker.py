@@ -1,0 +1,119 @@
+"""The self-play actor and the generation's shared game budget.
+
+A :class:`SelfPlayWorker` runs the very self-play of one process
+(:func:`~training.selfplay.play_games`: many games in flight, one evaluator
+call per step) with a :class:`~training.cluster.inference.RemoteEvaluator`,
+and streams each game to the driver as it ends (a Ray generator), so the
+driver holds every finished game at once and an actor that dies loses only its
+games in flight. Before a game starts, the actor takes a ticket from
+:class:`GameTickets`: the actors of a generation start exactly the games it
+still needs, however many actors there are and whenever they join.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from engine import Rules
+from training.cluster.inference import RemoteEvaluator
+from training.selfplay import FinishedGame, SelfPlayConfig, SelfPlaySummary, play_games
+
+__all__ = ["GameTickets", "SelfPlayWorker", "lease_seed"]
+
+
+class GameTickets:
+    """The games a generation still has to start (a Ray actor). Each run of an actor's :meth:`SelfPlayWorker.play`
+    is a lease, numbered by the driver; when a lease ends, the driver returns its unfinished tickets."""
+
+    def __init__(self, games: int) -> None:
+        self.left = games
+        self.taken: dict[int, int] = {}
+
+    def take(self, lease: int) -> bool:
+        """One game for ``lease`` to start, if any are left."""
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        self.taken[lease] = self.taken.get(lease, 0) + 1
+        return True
+
+    def release(self, lease: int, delivered: int) -> int:
+        """End ``lease``, which delivered ``delivered`` games: the others it took are to be played again.
+        Returns how many."""
+        lost = self.taken.pop(lease, 0) - delivered
+        self.left += max(lost, 0)
+        return max(lost, 0)
+
+    def remaining(self) -> int:
+        return self.left
+
+
+def lease_seed(config: SelfPlayConfig, lease: int) -> SelfPlayConfig:
+    """The config a lease plays with: its own seed, so that no two leases play the same games."""
+    return config if config.seed is None else replace(config, seed=config.seed + 7919 * (lease + 1))
+
+
+def _cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+class _Handoff:
+    """The sink that passes each finished game to the generator that streams it to the driver."""
+
+    def __init__(self, items: "queue.Queue[Any]", wants_sgf: bool) -> None:
+        self.items = items
+        self.wants_sgf = wants_sgf
+
+    def save(self, finished: FinishedGame) -> None:
+        self.items.put(finished)
+
+
+class SelfPlayWorker:
+    """A self-play actor (CPU only): searches here, network calls to its inference ``server``."""
+
+    def __init__(self, rules_text: str, config: SelfPlayConfig, model: str, server: Any) -> None:
+        self.rules = Rules.parse(rules_text)
+        self.config = config
+        self.model = model
+        self.evaluator = RemoteEvaluator(server)
+        self.server = server
+
+    def play(self, lease: int, tickets: Any, wants_sgf: bool) -> Iterator[tuple[FinishedGame, float]]:
+        """Play games while ``tickets`` gives them, yielding each as it ends with the CPU seconds this
+        actor spent since the last one (the loop's CPU budget counts them)."""
+        import ray
+
+        items: queue.Queue[Any] = queue.Queue()
+
+        def run() -> None:
+            try:
+                play_games(self.evaluator, self.rules, self.model, lease_seed(self.config, lease), 1 << 62,
+                           _Handoff(items, wants_sgf), more=lambda: ray.get(tickets.take.remote(lease)))
+            except BaseException as error:  # noqa: BLE001 -- raised again in the generator, to the driver
+                items.put(error)
+            else:
+                items.put(None)
+
+        threading.Thread(target=run, name=f"self-play lease {lease}", daemon=True).start()
+        cpu = _cpu_seconds()
+        while (item := items.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            now = _cpu_seconds()
+            yield item, now - cpu
+            cpu = now
+
+    def bench(self, lease: int, warm_up: float, seconds: float) -> SelfPlaySummary:
+        """``engine bench selfplay``'s timed window, played here (see :func:`training.bench.timed_selfplay`)."""
+        import ray
+
+        from training.bench import timed_selfplay
+
+        return timed_selfplay(self.evaluator, self.rules, self.model, lease_seed(self.config, lease), warm_up,
+                              seconds, lambda: ray.get(self.server.clear_cache.remote()))
