@@ -35,6 +35,7 @@ ACTION=${2:-run}
 CPU_HOURS=${CPU_HOURS:-2}
 GAMES=${GAMES:-100}
 VISITS=${VISITS:-400}
+RATE_JOBS=${RATE_JOBS:-2}   # games at a time in each rating match (1 while arms still train beside it)
 ARMS=${ARMS:-"puct gumbel16 aux forced gumbel32"}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
@@ -76,7 +77,7 @@ rate() {
     local name=$1 model=$2
     mkdir -p "$WORK/ratings"
     local gtp="engine gtp --model $model --visits $VISITS --threads 1"
-    local match="--games $GAMES --size 9 --komi 7 --random-moves 2 --jobs 2 --referee"
+    local match="--games $GAMES --size 9 --komi 7 --random-moves 2 --jobs $RATE_JOBS --referee"
     # shellcheck disable=SC2086  # $match is words
     [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
         "gnugo --mode gtp --level 10 --chinese-rules" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
