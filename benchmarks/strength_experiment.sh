@@ -26,7 +26,7 @@
 #
 # Rating (`rate`): each arm's last network, and the start network, at 400 visits against GNU Go 3.8
 # level 10 and against the start network, GAMES (default 100) games each, colours alternating,
-# 2 random opening moves, two games at a time, GNU Go scoring (`engine match --referee`);
+# 2 random opening moves, RATE_JOBS (default 2) games at a time, GNU Go scoring (`engine match --referee`);
 # results in WORK/ratings/*.json (a match cut short is played again).
 set -euo pipefail
 
