@@ -8,8 +8,8 @@
 #   benchmarks/gomoku_run.sh [WORK] table    # Markdown table + WORK/gomoku.png (benchmarks/gomoku_table.py)
 #
 # Default WORK runs/gomoku. Everything resumes after any stop: run the same command again (the supervised
-# steps keep what they wrote, the loop is resumable, a finished match's JSON is kept, one cut short is
-# played again). Runs on a GPU when torch sees one (the loop's --device default); on this shared CPU
+# steps keep what they wrote, the loop is resumable, a finished match's JSON is kept, one cut short goes
+# on from its SGF folder). Runs on a GPU when torch sees one (the loop's --device default); on this shared CPU
 # everything is niced (NICE, default 19) and one thing runs at a time.
 #
 # Settings from the environment:
@@ -75,7 +75,7 @@ match() {  # $1: rules, $2: model, $3: opponent, $4: board size, $5: seed
     [ -f "$dir/$name.json" ] && return 0
     run engine match "engine gtp --game gomoku --rules $1 --size $4 --model $2 --visits $VISITS --threads 1" "$3" \
         --rules "$1" --size "$4" --games "$GAMES" --random-moves "$RANDOM_MOVES" --seed "$5" \
-        --sgf-dir "$dir/$name" --json >"$dir/$name.json.part"
+        --sgf-dir "$dir/$name" --resume --json >"$dir/$name.json.part"
     [ "$1" != renju ] || run engine check-games "$dir/$name" --rules renju   # our black: no forbidden point
     mv "$dir/$name.json.part" "$dir/$name.json"
     cat "$dir/$name.json"

@@ -7,7 +7,7 @@
 #   1. against GNU Go 3.8 level 10 (apt gnugo);
 #   2. against Pachi 11.99 (built by benchmarks/build_pachi.sh) at equal time per move: Pachi's
 #      seconds a move (`-t S`) is our mean genmove time in match 1.
-# GAMES (default 200) games each; results in WORK/*.json (a match cut short is played again).
+# GAMES (default 200) games each; results in WORK/*.json (a match cut short goes on from its SGF folder).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ REFEREE="gnugo --mode gtp --chinese-rules"
 match() {  # $1: name, $2: opponent command line, $3: seed
     [ -f "$WORK/$1.json" ] && return 0
     engine match "$ENGINE" "$2" --games "$GAMES" --size 9 --komi 7 --random-moves 2 --jobs 2 \
-        --referee "$REFEREE" --seed "$3" --sgf-dir "$WORK/$1" --json >"$WORK/$1.json.part"
+        --referee "$REFEREE" --seed "$3" --sgf-dir "$WORK/$1" --resume --json >"$WORK/$1.json.part"
     mv "$WORK/$1.json.part" "$WORK/$1.json"
 }
 

@@ -27,7 +27,7 @@
 # Rating (`rate`): each arm's last network, and the start network, at 400 visits against GNU Go 3.8
 # level 10 and against the start network, GAMES (default 100) games each, colours alternating,
 # 2 random opening moves, RATE_JOBS (default 2) games at a time, GNU Go scoring (`engine match --referee`);
-# results in WORK/ratings/*.json (a match cut short is played again).
+# results in WORK/ratings/*.json (a match cut short goes on from the games in its SGF folder).
 set -euo pipefail
 
 WORK=${1:-runs/strength}
@@ -81,13 +81,13 @@ rate() {
     # shellcheck disable=SC2086  # $match is words
     [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
         "gnugo --mode gtp --level 10 --chinese-rules" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
-        --sgf-dir "$WORK/ratings/$name-gnugo10" --json >"$WORK/ratings/$name-gnugo10.json.part" \
+        --sgf-dir "$WORK/ratings/$name-gnugo10" --resume --json >"$WORK/ratings/$name-gnugo10.json.part" \
         && mv "$WORK/ratings/$name-gnugo10.json.part" "$WORK/ratings/$name-gnugo10.json"
     [ "$model" = "$START" ] && return 0
     # shellcheck disable=SC2086
     [ -f "$WORK/ratings/$name-start.json" ] || nice -n 5 engine match "$gtp" \
         "engine gtp --model $START --visits $VISITS --threads 1" $match "gnugo --mode gtp --chinese-rules" \
-        --seed 2 --sgf-dir "$WORK/ratings/$name-start" --json >"$WORK/ratings/$name-start.json.part" \
+        --seed 2 --sgf-dir "$WORK/ratings/$name-start" --resume --json >"$WORK/ratings/$name-start.json.part" \
         && mv "$WORK/ratings/$name-start.json.part" "$WORK/ratings/$name-start.json"
 }
 

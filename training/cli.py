@@ -581,11 +581,13 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
               help="Seconds an engine may take over one command before it counts as hung.")
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
+@click.option("--resume", is_flag=True,
+              help="Count the games already in --sgf-dir and play only the rest (same engines and settings).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
                   random_moves: int, scorer: str, referee: str | None, jobs: int, timeout: float, sgf_dir: str | None,
-                  seed: int, as_json: bool) -> None:
+                  resume: bool, seed: int, as_json: bool) -> None:
     """Play ENGINE_A against ENGINE_B (GTP command lines, or baselines: random, mcts-rollouts:N,
     gomokubench:LEVEL), by default under Chinese rules: A's win rate and Elo.
 
@@ -606,9 +608,10 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
         config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
-                bar.update(1)
+                bar.n = result.games
                 bar.set_postfix_str(f"A {result.wins}-{result.losses}")
-            result = play_gtp_match(engine_a, engine_b, config, sgf_dir, on_game)
+                bar.refresh()
+            result = play_gtp_match(engine_a, engine_b, config, sgf_dir, on_game, resume=resume)
     except (EngineError, ValueError) as error:
         raise _fail(error) from error
     _emit({"rules": str(config.rules), **result.to_dict()}, as_json, result.describe())

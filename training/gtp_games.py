@@ -31,7 +31,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, dump_sgf, gtp_to_action, write_text
+from engine import (
+    Color,
+    EngineError,
+    Game,
+    GameRecord,
+    Outcome,
+    Rules,
+    action_to_gtp,
+    dump_sgf,
+    gtp_to_action,
+    load_sgf_file,
+    write_text,
+)
 from training.baselines import random_move
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPEngineError
 from training.gtp_jobs import run_jobs
@@ -148,16 +160,26 @@ def _engines(engine_a: str, engine_b: str, config: GtpMatchConfig, job: int) -> 
 
 
 def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir: str | Path | None = None,
-                   on_game: Callable[[MatchResult], None] | None = None) -> MatchResult:
+                   on_game: Callable[[MatchResult], None] | None = None, resume: bool = False) -> MatchResult:
     """Play ``config.games`` games of engine A against engine B (GTP command lines), colours alternating.
 
     Returns A's results; ``on_game`` sees them after every game. GTPEngineError names an engine
-    that failed (refused a command, hung, died, or played an illegal move).
+    that failed (refused a command, hung, died, or played an illegal move). With ``resume`` the
+    games already in ``sgf_dir`` count as played (see :func:`games_already_played`), so a match
+    stopped after hours goes on where it was; game ``i`` is the same game either way, since its
+    opening moves come from ``(seed, i)``.
     """
     result = MatchResult(engine_a, engine_b)
+    todo = list(range(config.games))
+    if resume:
+        if sgf_dir is None:
+            raise ValueError("resuming a match needs the folder of its games (--sgf-dir)")
+        for index, record in games_already_played(Path(sgf_dir), config).items():
+            result.add(record.result, _a_color(index), len(record.moves))
+            todo.remove(index)
 
     def play(engines: _Engines, index: int) -> tuple[Game, Outcome, Color, str, str]:
-        a_color = Color.BLACK if index % 2 == 0 else Color.WHITE
+        a_color = _a_color(index)
         black, white = (engines.a, engines.b) if a_color == Color.BLACK else (engines.b, engines.a)
         game, outcome = play_game(black, white, config.rules, config.random_moves,
                                   np.random.default_rng([config.seed, index]),
@@ -172,7 +194,7 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
         result.b_move_seconds = sum(engines.b.genmove_seconds for engines in opened) / max(
             sum(engines.b.genmoves for engines in opened), 1)
         if sgf_dir is not None:
-            write_text(Path(sgf_dir) / f"game-{index + 1:04d}.sgf",
+            write_text(Path(sgf_dir) / _game_file(index),
                        dump_sgf(game, black_name=black, white_name=white, result=outcome))
         if on_game is not None:
             on_game(result)
@@ -186,6 +208,37 @@ def play_gtp_match(engine_a: str, engine_b: str, config: GtpMatchConfig, sgf_dir
             yield engines
 
     started = time.perf_counter()
-    run_jobs(list(range(config.games)), config.jobs, open_engines, play, done)
+    run_jobs(todo, config.jobs, open_engines, play, done)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _a_color(index: int) -> Color:
+    """A's colour in game ``index`` (from 0): black in even games."""
+    return Color.BLACK if index % 2 == 0 else Color.WHITE
+
+
+def _game_file(index: int) -> str:
+    return f"game-{index + 1:04d}.sgf"
+
+
+def games_already_played(sgf_dir: Path, config: GtpMatchConfig) -> dict[int, GameRecord]:
+    """The finished games of a match in ``sgf_dir`` (``game-0001.sgf`` ... up to ``config.games``), by index.
+
+    Each must be this match's: its rules, and A's colour in its player names (``A`` is black in even games).
+    A file that is not, or has no result, raises ``ValueError`` naming it, rather than be counted or
+    silently replayed over.
+    """
+    found: dict[int, GameRecord] = {}
+    for index in range(config.games):
+        path = sgf_dir / _game_file(index)
+        if not path.exists():
+            continue
+        record = load_sgf_file(path)
+        a_black = (record.black_name or "").startswith("A")
+        if record.result is None or record.rules != config.rules or a_black != (_a_color(index) == Color.BLACK):
+            raise ValueError(f"{path} is not a finished game of this match (rules {record.rules}, black "
+                             f"{record.black_name!r}, result {record.result}): move it away or choose another "
+                             "--sgf-dir")
+        found[index] = record
+    return found

@@ -116,6 +116,28 @@ def test_a_referee_scores_the_games_it_is_shown_on_parallel_jobs(tmp_path: Path)
     assert all(record.result == Outcome.from_sgf("W+5") for record in records)
 
 
+def test_a_resumed_match_plays_only_the_games_it_lacks(tmp_path: Path) -> None:
+    def match(games: int, *extra: str) -> dict[str, int]:
+        result = CliRunner().invoke(main, ["match", shlex.join(PASSER), shlex.join(PASSER), "--games", str(games),
+                                           "--size", "5", "--random-moves", "3", "--referee",
+                                           shlex.join(COUNTING_REFEREE), "--sgf-dir", str(tmp_path), "--json", *extra])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    first = match(3)
+    written = {path.name: path.stat().st_mtime_ns for path in tmp_path.glob("*.sgf")}
+    (tmp_path / "game-0002.sgf").unlink()   # as if the match had stopped before its second game
+    whole = match(5, "--resume")
+    assert whole["games"] == 5 and whole["a_black_games"] == 3 and whole["wins"] == first["wins"] + 1
+    assert {name: (tmp_path / name).stat().st_mtime_ns for name in ("game-0001.sgf", "game-0003.sgf")} == {
+        name: written[name] for name in ("game-0001.sgf", "game-0003.sgf")}, "a kept game was played again"
+    assert sorted(path.name for path in tmp_path.glob("*.sgf")) == [f"game-{i:04d}.sgf" for i in range(1, 6)]
+    (tmp_path / "game-0004.sgf").write_text((tmp_path / "game-0003.sgf").read_text())   # A white in game 4, not black
+    refused = CliRunner().invoke(main, ["match", shlex.join(PASSER), shlex.join(PASSER), "--games", "5", "--size",
+                                        "5", "--sgf-dir", str(tmp_path), "--resume"])
+    assert refused.exit_code != 0 and "game-0004.sgf is not a finished game of this match" in refused.output
+
+
 def test_a_hung_engine_ends_the_match_at_its_timeout() -> None:
     result = CliRunner().invoke(main, ["match", shlex.join(HUNG), shlex.join(STUBBORN), "--games", "1", "--size", "5",
                                        "--timeout", "0.5"])
