@@ -101,8 +101,13 @@ _HOMES = {
     "NetEvaluator": "engine.nn.evaluator",
     "set_cpu_threads": "engine.nn.evaluator",
     "pick_device": "engine.nn.evaluator",
+    # engine.nn.numpy_evaluator (no torch)
+    "NumpyEvaluator": "engine.nn.numpy_evaluator",
+    # engine.nn.blas
+    "set_blas_threads": "engine.nn.blas",
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
+    "RUNTIMES": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
