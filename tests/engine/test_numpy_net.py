@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
@@ -24,29 +23,16 @@ from engine.nn.model_format import METADATA_KEY, read_info, read_weights, weight
 from engine.nn.net import PolicyValueNet
 from engine.nn.numpy_evaluator import NumpyEvaluator
 from engine.nn.numpy_net import NumpyNet, load_numpy_model
+from tests.support.nets import random_net
 
 GOMOKU_PLANES = 4   # gomoku4
 AUX = ("ownership", "score")
 TOLERANCE = 1e-4
 
 
-def _random_net(config: NetConfig, seed: int = 0) -> PolicyValueNet:
-    """A network whose batch norms are far from the identity, so that folding them is tested."""
-    torch.manual_seed(seed)
-    net = PolicyValueNet(config)
-    with torch.no_grad():
-        for module in net.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.running_mean.normal_(0.0, 0.5)
-                module.running_var.uniform_(0.3, 2.0)
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.normal_(0.0, 0.3)
-    return net.eval()
-
-
 def _model_file(folder: Path, config: NetConfig, name: str = "m") -> Path:
     info = ModelInfo("gomoku", "gomoku4", GOMOKU_PLANES, config)
-    return save_model(folder / f"{name}.safetensors", Model(_random_net(config), info))
+    return save_model(folder / f"{name}.safetensors", Model(random_net(config), info))
 
 
 def _both(path: Path, rules: Rules, **options: object) -> tuple[NetEvaluator, NumpyEvaluator]:
