@@ -107,7 +107,6 @@ _HOMES = {
     "set_blas_threads": "engine.nn.blas",
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
-    "RUNTIMES": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",

@@ -25,12 +25,13 @@ if TYPE_CHECKING:
     from engine.nn.model_file import Model
     from engine.nn.net import PolicyValueNet
 
-__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype",
+__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "TORCH_RUNTIMES", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("auto", "eager", "compile")
+TORCH_RUNTIMES = ("auto", "eager", "compile")
+"""The runtimes of the torch network (``engine.nn.loading.RUNTIMES`` adds numpy's)."""
 
 def set_cpu_threads(threads: int | None = None) -> int:
     """Set torch's CPU threads for the whole process (None: every core this process may use); return the count.
@@ -109,8 +110,8 @@ def pick_runtime(runtime: str, device: "torch.device") -> str:
     batch and board size; :meth:`NetEvaluator.warm_up` pays it up front. GPUs
     stay eager (cuDNN already fuses; compiling there is unmeasured).
     """
-    if runtime not in RUNTIMES:
-        raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(RUNTIMES)}")
+    if runtime not in TORCH_RUNTIMES:
+        raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(TORCH_RUNTIMES)}")
     if runtime == "auto":
         return "compile" if device.type == "cpu" else "eager"
     return runtime
