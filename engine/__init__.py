@@ -82,23 +82,29 @@ _HOMES = {
     "PlayerConfig": "engine.search.player",
     # engine.search.resign
     "ResignationWatch": "engine.search.resign",
+    # engine.nn.config (no torch)
+    "NetConfig": "engine.nn.config",
+    "parse_aux_heads": "engine.nn.config",
     # engine.nn.net
-    "NetConfig": "engine.nn.net",
     "PolicyValueNet": "engine.nn.net",
-    "parse_aux_heads": "engine.nn.net",
+    # engine.nn.model_format (no torch)
+    "MODEL_SUFFIX": "engine.nn.model_format",
+    "ModelFormatError": "engine.nn.model_format",
+    "ModelInfo": "engine.nn.model_format",
+    "model_name": "engine.nn.model_format",
+    "read_info": "engine.nn.model_format",
     # engine.nn.model_file
-    "MODEL_SUFFIX": "engine.nn.model_file",
     "Model": "engine.nn.model_file",
-    "ModelFormatError": "engine.nn.model_file",
-    "ModelInfo": "engine.nn.model_file",
     "load_model": "engine.nn.model_file",
-    "model_name": "engine.nn.model_file",
-    "read_info": "engine.nn.model_file",
     "save_model": "engine.nn.model_file",
     # engine.nn.evaluator
     "NetEvaluator": "engine.nn.evaluator",
     "set_cpu_threads": "engine.nn.evaluator",
     "pick_device": "engine.nn.evaluator",
+    # engine.nn.numpy_evaluator (no torch)
+    "NumpyEvaluator": "engine.nn.numpy_evaluator",
+    # engine.nn.blas
+    "set_blas_threads": "engine.nn.blas",
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",

@@ -48,8 +48,17 @@ def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
     return model, "rollouts", model is None
 
 
-def _engine_options(function: Any) -> Any:
-    """Options both front ends share: the model, the search limits and the hardware."""
+RUNTIME_CHOICES = ["auto", "eager", "compile", "numpy"]
+"""``--runtime``: torch's runtimes, or the numpy forward pass (``EvaluatorOptions.runtime``)."""
+
+
+def _engine_options(runtime: str) -> Any:
+    """Options both front ends share: the model, the search limits and the hardware; ``runtime`` is the default
+    of ``--runtime``."""
+    return lambda function: _add_engine_options(function, runtime)
+
+
+def _add_engine_options(function: Any, runtime: str) -> Any:
     options = [
         click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
                      help="Model file [default: the network bundled for the rules in play; where none ships, "
@@ -65,11 +74,13 @@ def _engine_options(function: Any) -> Any:
                      help="Positions per network evaluation."),
         click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
         click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS, show_default=True,
-                     help="Torch CPU threads for the network. One does not collapse when another program takes a "
-                          "core (the README has the figures); more can help on an idle many-core machine."),
-        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
+                     help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy). One does "
+                          "not collapse when another program takes a core (the README has the figures); more can "
+                          "help on an idle many-core machine."),
+        click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default=runtime, show_default=True,
                      help="How the network runs: compile (torch.compile in the background; moves run eagerly until "
-                          "it is ready, then faster on a CPU), eager, or auto (compile on a CPU, eager on a GPU)."),
+                          "it is ready, then faster on a CPU), eager, auto (compile on a CPU, eager on a GPU), or "
+                          "numpy (float32 on the CPU without torch: about 220 MB less memory, a slower network)."),
         click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
         click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
                      show_default=True, help="Diagnostics on stderr."),
@@ -77,6 +88,16 @@ def _engine_options(function: Any) -> Any:
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def _blas_threads(runtime: str, threads: int | None) -> None:
+    """Size numpy's BLAS for the numpy runtime; first thing in a command, since it only works before numpy loads
+    (then the process imports no torch, whose threads ``_size_threads`` would set)."""
+    if runtime == "numpy":
+        from engine import set_blas_threads
+
+        if not set_blas_threads(threads):
+            logging.getLogger(__name__).warning("numpy was loaded before --threads could size its BLAS")
 
 
 def _setup_logging(level: str) -> None:
@@ -127,10 +148,12 @@ def _exit_at_once() -> None:
 
 
 def _size_threads(config: FrontEndConfig, threads: int) -> None:
-    """Torch's thread pool is the process's, so the command sizes it, and only when a network may run (a
-    bundled one for any of the game's rules families counts)."""
+    """Torch's thread pool is the process's, so the command sizes it, and only when a torch network may run (a
+    bundled one for any of the game's rules families counts; the numpy runtime's threads are ``_blas_threads``')."""
     from engine import Rules
 
+    if config.evaluator.runtime == "numpy":
+        return
     families = [Rules.go()] if config.game == "go" else [Rules.gomoku(), Rules.gomoku(variant="renju")]
     if any(config.model_for(rules) is not None for rules in families):
         from engine import set_cpu_threads
@@ -147,7 +170,7 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="After its own move, search on the opponent's time until the next command; the next genmove "
                    "reuses the tree (and its visit limit counts those visits).")
-@_engine_options
+@_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
                 model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
                 threads: int, runtime: str, seed: int | None, log_level: str) -> None:
@@ -159,6 +182,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     commands. See the README for the full list.
     """
     _check_limits(visits, seconds)
+    _blas_threads(runtime, threads)
     _setup_logging(log_level)
     from engine import RulesError
     from gtp.commands import serve
@@ -175,16 +199,19 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 
 
 @click.command("gomocup")
-@_engine_options
+@_engine_options(runtime="numpy")
 def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
                     threads: int, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
     The board size comes with START; INFO rule 1 selects exactly-five
     (standard) rules, 4 renju, otherwise five or more win (freestyle). Times from INFO
-    (timeout_turn, timeout_match, time_left) limit each move.
+    (timeout_turn, timeout_match, time_left) limit each move. The network runs
+    on numpy by default (--runtime numpy): Gomocup limits a brain's memory
+    (350 MB in its 2024 fast games) and importing torch alone takes 220 MB.
     """
     _check_limits(visits, seconds)
+    _blas_threads(runtime, threads)
     _setup_logging(log_level)
     from gtp.gomocup import play_gomocup
 
@@ -206,10 +233,11 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
 @click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
               help="When stdin closes, stop at once instead of finishing the queued queries.")
 @click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for the network.")
-@click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto", show_default=True,
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy).")
+@click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default="auto", show_default=True,
               help="How the network runs: compile (torch.compile; a slower start, faster evaluations on a CPU), "
-                   "eager, or auto (compile on a CPU, eager on a GPU).")
+                   "eager, auto (compile on a CPU, eager on a GPU), or numpy (float32 on the CPU, without torch).")
 @click.option("--seed", type=int, default=None, help="Seed of the network's random symmetries (nnRandomize).")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True, help="Diagnostics on stderr.")
@@ -222,6 +250,7 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
     that starts `katago analysis -model M -config C` can start `engine analysis`
     instead. One JSON query per line; one JSON response per analysed turn.
     """
+    _blas_threads(runtime, threads)
     _setup_logging(log_level)
     from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, parse_overrides, read_config
 
@@ -248,10 +277,12 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
 def _serve_analysis(config: AnalysisConfig, model: str | None, threads: int | None,
                     quit_without_waiting: bool) -> None:
     """Load the network (a failure ends the command before any input is read), then serve stdin/stdout."""
-    from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info, set_cpu_threads
+    from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info
     from gtp.kata_session import AnalysisSession
 
-    if model is not None:
+    if model is not None and config.evaluator.runtime != "numpy":
+        from engine import set_cpu_threads
+
         set_cpu_threads(threads)
     size = 19
     if model is not None:

@@ -40,6 +40,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 # What gtp and training may import from the engine besides the names of ``engine.__all__``.
 ENGINE_TOOLS = ("engine.lazy", "engine.bench.timing")
 TORCH_USERS = ("engine.nn", "engine.bench", "training")
+# Modules of engine.nn that must load without torch (the numpy runtime, ``engine gomocup``): at module level they
+# import neither torch nor a module of engine.nn outside this list (functions may, for the torch runtimes).
+TORCH_FREE = ("engine.nn", "engine.nn.config", "engine.nn.model_format", "engine.nn.cached_evaluator",
+              "engine.nn.numpy_net", "engine.nn.numpy_evaluator", "engine.nn.blas", "engine.nn.loading",
+              "engine.nn.networks")
 
 
 def _module_name(path: Path) -> str:
@@ -80,6 +85,31 @@ def references(source: str) -> list[tuple[str, list[str]]]:
     return found
 
 
+def module_level_references(source: str) -> list[str]:
+    """The modules ``source`` imports when it loads: top-level imports, outside ``if TYPE_CHECKING:``."""
+    found: list[str] = []
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.Import):
+                found.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.append(node.module)
+            elif isinstance(node, ast.If) and not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                visit(node.body + node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body + node.orelse + node.finalbody)
+
+    visit(ast.parse(source).body)
+    return found
+
+
+def torch_free_violations(module: str, source: str) -> list[str]:
+    """What makes a module of TORCH_FREE load torch when it is imported."""
+    return [f"{module} imports {target} when it loads" for target in module_level_references(source)
+            if target.split(".")[0] == "torch" or (_within(target, "engine.nn") and target not in TORCH_FREE)]
+
+
 def violations(module: str, source: str) -> list[str]:
     """Every reference in ``module``'s source that its layer forbids."""
     allowed = ALLOWED[layer_of(module)]
@@ -118,6 +148,24 @@ def test_every_module_keeps_to_its_layer(module: str, path: Path) -> None:
 def test_a_cross_layer_reference_is_caught(module: str, source: str, problem: str) -> None:
     found = violations(module, source)
     assert any(problem in line for line in found), found
+
+
+@pytest.mark.parametrize("module", TORCH_FREE)
+def test_the_numpy_runtime_loads_no_torch(module: str) -> None:
+    path = dict(_modules(*PACKAGES))[module]
+    assert torch_free_violations(module, path.read_text()) == []
+
+
+@pytest.mark.parametrize("source,caught", [
+    ("import torch", True),
+    ("from engine.nn.net import NetConfig", True),
+    ("try:\n    import torch.nn\nexcept ImportError:\n    pass", True),
+    ("from engine.nn.config import NetConfig", False),
+    ("def f():\n    import torch", False),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import torch", False),
+])
+def test_a_torch_import_at_load_is_caught(source: str, caught: bool) -> None:
+    assert bool(torch_free_violations("engine.nn.numpy_net", source)) == caught
 
 
 def test_prose_naming_a_module_is_not_a_reference() -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options"]
+__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options", "runtime_options_with_numpy"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -64,12 +64,23 @@ def network_options(command: _Command) -> _Command:
 def runtime_options(command: _Command) -> _Command:
     """--device, --dtype, --runtime, --threads: how a network runs (``EvaluatorOptions``, and the
     process's torch threads, which the command sets with ``set_cpu_threads``)."""
+    return _runtime_options(command, ["auto", "eager", "compile"])
+
+
+def runtime_options_with_numpy(command: _Command) -> _Command:
+    """:func:`runtime_options` with ``--runtime numpy`` too (the numpy forward pass; ``--threads`` are then
+    numpy's BLAS's), for the commands that can run it."""
+    return _runtime_options(command, ["auto", "eager", "compile", "numpy"])
+
+
+def _runtime_options(command: _Command, runtimes: list[str]) -> _Command:
+    numpy = " numpy: the numpy forward pass (float32, cpu, no torch)." if "numpy" in runtimes else ""
     return _options(command, [
         click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
         click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
                      help="auto: bf16 where the hardware has it natively, else fp32."),
-        click.option("--runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
-                     show_default=True, help="auto: torch.compile on a CPU (10-25 s once per process), else eager."),
+        click.option("--runtime", type=click.Choice(runtimes), default="auto", show_default=True,
+                     help="auto: torch.compile on a CPU (10-25 s once per process), else eager." + numpy),
         click.option("--threads", type=click.IntRange(1), default=None,
                      help="Torch CPU threads [default: every core]; 1 can be faster when other work shares them."),
     ])

@@ -1,8 +1,8 @@
-"""The network behind the evaluator protocol: encode, infer on the device, mask, cache.
+"""The torch network behind the evaluator protocol: encode, infer on the device, mask, cache.
 
 :class:`NetEvaluator` runs a :class:`~engine.nn.net.PolicyValueNet` through an
-injected encoder (anything with ``name``, ``num_planes`` and ``encode_batch``:
-``encoders.base.Encoder`` fits), so that this module never imports ``encoders``.
+injected encoder; what it shares with the numpy forward pass (the cache, the
+symmetries, legal masking) is :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`.
 ``pick_device``, ``pick_dtype`` and ``pick_runtime`` choose how it runs.
 """
 
@@ -11,47 +11,27 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.core.board import HISTORY, HISTORY_LEN, RING
-from engine.core.position import PositionBatch
-from engine.search.evaluator import Evaluation, Positions, legal_masks, masked_softmax
+from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, CachedNetEvaluator, Encoder
+from engine.nn.config import NetOutput
 
 if TYPE_CHECKING:
     import torch
 
     from engine.nn.model_file import Model
-    from engine.nn.net import NetOutput, PolicyValueNet
+    from engine.nn.net import PolicyValueNet
 
-__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "RUNTIMES", "pick_device", "pick_dtype",
+__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "TORCH_RUNTIMES", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("auto", "eager", "compile")
-
-DEFAULT_CACHE_SIZE = 1 << 15
-"""Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value; 3 KB with ownership)."""
-
-
-class Encoder(Protocol):
-    """What :class:`NetEvaluator` needs of an encoder (``encoders.base.Encoder`` fits).
-
-    ``uses_history`` (optional, default True) says whether the planes read
-    earlier boards; when False the evaluation cache keys on the position alone.
-    """
-
-    name: str
-    num_planes: int
-
-    def encode_batch(self, positions: Positions) -> np.ndarray:
-        """``[B, num_planes, N, N]`` planes, any numeric dtype (a PositionBatch is read without copying)."""
-        ...
-
+TORCH_RUNTIMES = ("auto", "eager", "compile")
+"""The runtimes of the torch network (``engine.nn.loading.RUNTIMES`` adds numpy's)."""
 
 def set_cpu_threads(threads: int | None = None) -> int:
     """Set torch's CPU threads for the whole process (None: every core this process may use); return the count.
@@ -130,51 +110,15 @@ def pick_runtime(runtime: str, device: "torch.device") -> str:
     batch and board size; :meth:`NetEvaluator.warm_up` pays it up front. GPUs
     stay eager (cuDNN already fuses; compiling there is unmeasured).
     """
-    if runtime not in RUNTIMES:
-        raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(RUNTIMES)}")
+    if runtime not in TORCH_RUNTIMES:
+        raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(TORCH_RUNTIMES)}")
     if runtime == "auto":
         return "compile" if device.type == "cpu" else "eager"
     return runtime
 
 
-class _Symmetries:
-    """The 8 symmetries of the square as index tables, applied per position on the device.
-
-    Numbered as ``encoders.symmetry`` numbers them: symmetry ``k`` mirrors
-    left-right when ``k >= 4``, then turns ``k % 4`` quarter turns
-    counter-clockwise (``rot90``). Kept here in torch so that planes never leave
-    the device (``encoders`` cannot import torch, and ``engine`` does not import
-    ``encoders``).
-    """
-
-    def __init__(self, size: int, device: "torch.device") -> None:
-        import torch
-
-        grid = torch.arange(size * size).reshape(size, size)
-        sources = [torch.rot90(torch.flip(grid, dims=(1,)) if k >= 4 else grid, k % 4, dims=(0, 1)).reshape(-1)
-                   for k in range(8)]
-        self.source = torch.stack(sources).to(device)                   # [8, N*N]: input cell of each output
-        self.destination = torch.argsort(self.source, dim=1)             # [8, N*N]: output cell of each input
-
-    def planes(self, planes: "torch.Tensor", ks: "torch.Tensor") -> "torch.Tensor":
-        """Symmetry ``ks[b]`` of ``planes[b]`` (``[B, C, N, N]``)."""
-        batch, channels, n, _ = planes.shape
-        index = self.source[ks].unsqueeze(1).expand(batch, channels, n * n)
-        return planes.reshape(batch, channels, n * n).gather(2, index).reshape(planes.shape)
-
-    def undo_points(self, values: "torch.Tensor", ks: "torch.Tensor") -> "torch.Tensor":
-        """Map ``values[B, N*N]`` (one per point, e.g. ownership) computed on transformed boards back."""
-        return values.gather(1, self.destination[ks])
-
-    def undo_policy(self, logits: "torch.Tensor", ks: "torch.Tensor") -> "torch.Tensor":
-        """Map ``logits[B, N*N + 1]`` computed on transformed boards back to the original boards."""
-        import torch
-
-        return torch.cat([self.undo_points(logits[:, :-1], ks), logits[:, -1:]], dim=1)
-
-
-class NetEvaluator:
-    """A network behind the :class:`Evaluator` interface: encode, infer, mask, cache.
+class NetEvaluator(CachedNetEvaluator):
+    """A torch network behind the :class:`Evaluator` interface: encode, infer, mask, cache.
 
     ``model`` is a :class:`~engine.nn.model_file.Model` (its encoder name must
     match ``encoder``'s) or a bare :class:`~engine.nn.net.PolicyValueNet`. The
@@ -184,9 +128,6 @@ class NetEvaluator:
     ``device``: None picks cuda, then mps, else cpu. ``dtype``: ``auto``,
     ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`). Torch's CPU
     threads are the process's, set by the caller (:func:`set_cpu_threads`).
-    ``random_symmetry``: evaluate each position under one of the 8 board
-    symmetries drawn at random (``seed``), and map the policy and the
-    ownership back.
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
     if compiling fails (no C++ compiler, say) the evaluator warns once and
     runs eagerly. Tests should ask for ``eager``: compiling takes seconds.
@@ -195,15 +136,8 @@ class NetEvaluator:
     :meth:`warm_up` (which may run in another thread) has compiled it, so that
     a front end answers at once and moves faster when the compiled form is
     ready (both forms give the same outputs to float tolerance).
-
-    Cache. ``cache_size`` evaluations (0: none) are kept in LRU order, keyed by
-    ``Position.key`` (stones, side to move, ko point); when the encoder reads
-    earlier boards (``encoder.uses_history``, assumed True when absent) the key
-    also holds the history ring, so positions reached by different move
-    orders do not share an entry. The cache stores the raw outputs of every
-    head (logits, value, ownership, score); legal-move masking is redone on
-    every call. With ``random_symmetry`` a hit returns the symmetry drawn when
-    the entry was made.
+    ``random_symmetry``, ``seed`` and the cache (``cache_size``) are
+    :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s.
     """
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
@@ -211,18 +145,12 @@ class NetEvaluator:
                  seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False) -> None:
         import torch
 
-        from engine.nn.model_file import ModelFormatError
         from engine.nn.net import PolicyValueNet
 
         net = model if isinstance(model, PolicyValueNet) else model.net
         info = None if isinstance(model, PolicyValueNet) else model.info
-        if info is not None and info.encoder != encoder.name:
-            raise ModelFormatError(f"model {model.name} reads encoder {info.encoder} ({info.num_planes} planes), "
-                                   f"not {encoder.name} ({encoder.num_planes} planes)")
-        if net.config.in_planes != encoder.num_planes:
-            raise ModelFormatError(f"the network reads {net.config.in_planes} planes but encoder {encoder.name} "
-                                   f"writes {encoder.num_planes}")
-        self.encoder = encoder
+        super().__init__(net.config, info, encoder, random_symmetry=random_symmetry, cache_size=cache_size,
+                         seed=seed)
         self.device = pick_device(device)
         self.dtype = pick_dtype(dtype, self.device)
         self.dtype_name = "bf16" if self.dtype == torch.bfloat16 else "fp32"   # as --dtype spells it
@@ -235,79 +163,8 @@ class NetEvaluator:
         self._compiled: Callable[[torch.Tensor], NetOutput[torch.Tensor]] | None = None   # built on first use
         self._compiled_sizes: set[int] = set()   # board sizes the compiled form has run on
         self._compile_lock = threading.Lock()
-        self.random_symmetry = random_symmetry
-        self._rng = np.random.default_rng(seed)
-        self._symmetries: dict[int, _Symmetries] = {}
-        self.cache_size = int(cache_size)
-        self._cache: OrderedDict[Hashable, NetOutput[np.ndarray]] = OrderedDict()   # one row of each head
-        self._history = bool(getattr(encoder, "uses_history", True))
-        self.hits = 0
-        self.misses = 0
 
     # ----------------------------------------------------------- public API
-    @property
-    def aux_heads(self) -> tuple[str, ...]:
-        """The network's auxiliary heads (of ``"ownership"``, ``"score"``): the auxiliary fields of
-        :meth:`evaluate` that are not None."""
-        return self.net.config.aux_heads
-
-    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
-        """Every head of the network for a batch, all from the side to move of each position.
-
-        ``priors`` (legal, renormalised) and ``values`` (in [-1, 1]);
-        ``ownership float32[B, N*N]`` in [-1, 1] (row 0 at the top, as actions
-        count); ``score_mean`` and ``score_stdev float32[B]``: the final score
-        difference in points, komi included. Heads the network lacks (see
-        :attr:`aux_heads`) are None.
-        """
-        batch = PositionBatch.stack(positions)
-        masks = legal_masks(batch) if legal is None else legal
-        raw = self._empty(len(batch), masks.shape[1])
-        keys = self._keys(batch) if self.cache_size > 0 else []
-        todo = self._lookup(keys, raw) if keys else list(range(len(batch)))
-        if todo:
-            subset = batch if len(todo) == len(batch) else PositionBatch(batch.rules, batch.cells[todo],
-                                                                         batch.info[todo])
-            fresh = self.infer(self.encoder.encode_batch(subset))
-            for rows, computed in zip(raw, fresh):
-                if rows is not None:
-                    rows[todo] = computed
-            if keys:
-                self._store([keys[i] for i in todo], fresh)
-        return Evaluation(*raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0)))
-
-    def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> "NetOutput[np.ndarray]":
-        """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw
-        logits ``[B, N*N + 1]`` (no legal-move mask). ``symmetries int[B]`` (0..7, numbered as
-        ``encoders.symmetry``) evaluates each position under that board symmetry; without them a random one
-        is drawn when ``random_symmetry`` is on. The outputs are mapped back to the original boards."""
-        import torch
-
-        with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device, non_blocking=True)
-            x = x.to(torch.float32)
-            ks = None
-            if symmetries is None and self.random_symmetry:
-                symmetries = self._rng.integers(0, 8, len(x))
-            if symmetries is not None:
-                ks = torch.from_numpy(np.asarray(symmetries, dtype=np.int64)).to(self.device)
-                x = self._symmetry(x.shape[-1]).planes(x, ks)
-            if self.channels_last:
-                x = x.contiguous(memory_format=torch.channels_last)
-            with self._autocast():
-                out = self._forward(x).map(lambda t: t.float())
-            if ks is not None:
-                table = self._symmetry(x.shape[-1])
-                out = out._replace(policy=table.undo_policy(out.policy, ks),
-                                   ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
-            return out.map(lambda t: t.cpu().numpy())
-
-    def raw(self, positions: Positions, symmetry: int = 0) -> "NetOutput[np.ndarray]":
-        """Every head for a batch under board ``symmetry`` (mapped back), uncached and unmasked, as the
-        network gives them: what ``heatmap`` and ``kata-raw-nn`` show. The policy is raw logits."""
-        batch = PositionBatch.stack(positions)
-        return self.infer(self.encoder.encode_batch(batch), np.full(len(batch), symmetry))
-
     @property
     def compiled_sizes(self) -> frozenset[int]:
         """The board sizes whose evaluations run on the compiled network (none while the runtime is eager)."""
@@ -326,16 +183,26 @@ class NetEvaluator:
             else:
                 self.net(x)
 
-    def clear_cache(self) -> None:
-        self._cache.clear()
-
     # ------------------------------------------------------------ internals
+    def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
+        """Planes to the device, the network (compiled or eager), every head back as float32 host arrays."""
+        import torch
+
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device, non_blocking=True)
+            x = x.to(torch.float32)
+            if self.channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
+            with self._autocast():
+                out = self._network(x)
+            return out.map(lambda t: t.float().cpu().numpy())
+
     def _autocast(self) -> "torch.autocast":
         import torch
 
         return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype_name == "bf16")
 
-    def _forward(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
+    def _network(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
         if self.runtime == "compile" and (not self.eager_until_compiled or x.shape[-1] in self._compiled_sizes):
             return self._compiled_forward(x)
         return self.net(x)
@@ -363,50 +230,6 @@ class NetEvaluator:
                 return self.net(x)
             self._compiled_sizes.add(size)
             return result
-
-    def _empty(self, batch: int, actions: int) -> "NetOutput[np.ndarray]":
-        """Room for ``batch`` rows of every head the network has (float32)."""
-        from engine.nn.net import NetOutput
-
-        ownership, score = "ownership" in self.aux_heads, "score" in self.aux_heads
-        return NetOutput(np.empty((batch, actions), np.float32), np.empty(batch, np.float32),
-                         np.empty((batch, actions - 1), np.float32) if ownership else None,
-                         np.empty(batch, np.float32) if score else None,
-                         np.empty(batch, np.float32) if score else None)
-
-    def _keys(self, batch: PositionBatch) -> list[Hashable]:
-        keys = batch.keys().tolist()
-        if not self._history:
-            return keys
-        rings = batch.cells[:, HISTORY:HISTORY + HISTORY_LEN]
-        return [(key, int(batch.info[i, RING]), hash(rings[i].tobytes())) for i, key in enumerate(keys)]
-
-    def _lookup(self, keys: list[Hashable], out: "NetOutput[np.ndarray]") -> list[int]:
-        """Fill the cached rows of ``out``; return the indices that must be computed."""
-        todo = []
-        for i, key in enumerate(keys):
-            entry = self._cache.get(key)
-            if entry is None:
-                todo.append(i)
-                continue
-            self._cache.move_to_end(key)
-            for rows, cached in zip(out, entry):
-                if rows is not None:
-                    rows[i] = cached
-        self.hits += len(keys) - len(todo)
-        self.misses += len(todo)
-        return todo
-
-    def _store(self, keys: list[Hashable], fresh: "NetOutput[np.ndarray]") -> None:
-        for i, key in enumerate(keys):
-            self._cache[key] = fresh.map(lambda rows: rows[i].copy())
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-
-    def _symmetry(self, size: int) -> _Symmetries:
-        if size not in self._symmetries:
-            self._symmetries[size] = _Symmetries(size, self.device)
-        return self._symmetries[size]
 
     def __repr__(self) -> str:
         return (f"NetEvaluator({self.net.config.name}, encoder={self.encoder.name!r}, device={self.device}, "

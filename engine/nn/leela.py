@@ -49,6 +49,7 @@ from torch import nn
 
 from engine.atomic import write_bytes
 from engine.nn.model_file import MODEL_SUFFIX, Model, ModelFormatError, ModelInfo, save_model
+from engine.nn.model_format import GZIP_MAGIC, is_leela_zero
 from engine.nn.net import NetConfig, PolicyValueNet
 
 __all__ = ["LEELA_VERSIONS", "LEELA_ENCODER", "is_leela_zero", "read_leela", "write_leela", "cache_dir",
@@ -66,32 +67,14 @@ BLACK_TO_MOVE_PLANE = 16
 EPSILON = 1e-5
 """Leela Zero's batch-norm epsilon."""
 HEAD_LINES = 14
-_GZIP_MAGIC = b"\x1f\x8b"
-_NUMBER_BYTES = frozenset(b"0123456789+-.eE \t\r\n")
 _FLIP = np.arange(POINTS).reshape(BOARD_SIZE, BOARD_SIZE)[::-1].reshape(-1)
 """Our point index -> Leela Zero's for the same point (rows counted from the other edge); its own inverse."""
-
-
-def is_leela_zero(path: str | os.PathLike[str]) -> bool:
-    """Whether the file's content is Leela Zero weights: gzipped, or a version line then numbers.
-
-    A model file cannot pass: its first 8 bytes are a length with zero bytes in it.
-    """
-    path = Path(path)
-    if not path.is_file():
-        return False
-    with open(path, "rb") as handle:
-        head = handle.read(64)
-    if head.startswith(_GZIP_MAGIC):
-        return True
-    first, newline, rest = head.partition(b"\n")
-    return bool(newline) and first.strip().isdigit() and all(byte in _NUMBER_BYTES for byte in rest)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of the plain or gzipped file, or a ModelFormatError naming the line."""
     with open(path, "rb") as handle:
-        gzipped = handle.read(2) == _GZIP_MAGIC
+        gzipped = handle.read(2) == GZIP_MAGIC
     number = 0
     try:
         with (gzip.open(path, "rt", encoding="ascii") if gzipped else open(path, encoding="ascii")) as handle:

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from engine.core.rules import Rules
 from engine.search.evaluator import Evaluator
 
-__all__ = ["EvaluatorOptions", "load_evaluator"]
+__all__ = ["EvaluatorOptions", "load_evaluator", "RUNTIMES"]
+
+RUNTIMES = ("auto", "eager", "compile", "numpy")
+"""How a network can run: torch's (``auto``, ``eager``, ``compile``) or numpy's."""
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,12 @@ class EvaluatorOptions:
     a random symmetry per evaluation, the evaluation cache size, the runtime, and whether a board
     size runs eagerly until ``warm_up`` compiled it (``eager_until_compiled``: front ends, which
     must answer at once). Torch's CPU threads are the process's, not an evaluator's: the command
-    sets them (``set_cpu_threads``)."""
+    sets them (``set_cpu_threads``).
+
+    ``runtime``: one of :data:`RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
+    (:func:`~engine.nn.evaluator.pick_runtime`); ``numpy`` runs the numpy forward pass
+    (:mod:`engine.nn.numpy_evaluator`) and never imports torch, on the CPU in float32 (``device``
+    None or cpu, ``dtype`` auto or fp32), its threads numpy's BLAS's (``set_blas_threads``)."""
 
     device: str | None = None
     dtype: str = "auto"
@@ -36,17 +44,33 @@ class EvaluatorOptions:
 
 def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
                    options: EvaluatorOptions = EvaluatorOptions()) -> Evaluator:
-    """A NetEvaluator for the model at ``model_path``, or a UniformEvaluator when it is None.
+    """A network evaluator for the model at ``model_path`` (a NumpyEvaluator for runtime ``numpy``, which
+    imports no torch, else a NetEvaluator), or a UniformEvaluator when it is None.
 
-    Raises :class:`~engine.nn.model_file.ModelFormatError` when the file is not a
-    model, or its game, board size or encoder does not fit ``rules``.
+    Raises :class:`~engine.nn.model_format.ModelFormatError` when the file is not a
+    model, or its game, board size or encoder does not fit ``rules``; ValueError for
+    options the runtime cannot honour.
     """
-    from engine.nn.evaluator import NetEvaluator
     from engine.search.evaluator import UniformEvaluator
 
+    if options.runtime not in RUNTIMES:
+        raise ValueError(f"unknown runtime {options.runtime!r}: expected one of {', '.join(RUNTIMES)}")
     if model_path is None:
         return UniformEvaluator()
     from encoders import get_encoder
+
+    if options.runtime == "numpy":
+        from engine.nn.numpy_evaluator import NumpyEvaluator
+        from engine.nn.numpy_net import load_numpy_model
+
+        if options.device not in (None, "cpu") or options.dtype not in ("auto", "fp32"):
+            raise ValueError(f"the numpy runtime runs float32 on the cpu, not {options.dtype} on "
+                             f"{options.device}")
+        numpy_model = load_numpy_model(model_path, expect_game=rules.game, expect_size=rules.size)
+        encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
+        return NumpyEvaluator(numpy_model, encoder, random_symmetry=options.random_symmetry,
+                              cache_size=options.cache_size, seed=options.seed)
+    from engine.nn.evaluator import NetEvaluator
     from engine.nn.model_file import load_model
 
     model = load_model(model_path, expect_game=rules.game, expect_size=rules.size)

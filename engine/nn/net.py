@@ -48,125 +48,29 @@ tensors of one written before they existed.
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
 
 import torch
 from torch import Tensor, nn
 
+from engine.nn.config import (
+    AUX_HEADS,
+    BN_EPSILON,
+    HEADS,
+    MIN_STDEV,
+    POOLED_HEAD_FILTERS,
+    VALUE_HIDDEN,
+    NetConfig,
+    NetOutput,
+    parse_aux_heads,
+)
+
 __all__ = ["NetConfig", "NetOutput", "PolicyValueNet", "HEADS", "AUX_HEADS", "parse_aux_heads"]
-
-HEADS = ("fc", "pooled")
-AUX_HEADS = ("ownership", "score")
-"""The auxiliary heads a network may have, in their canonical order."""
-VALUE_HIDDEN = 256
-POOLED_HEAD_FILTERS = 32
-MIN_STDEV = 0.01
-"""The least score standard deviation, in units of the board size (0.09 points on 9x9)."""
-_NAME = re.compile(r"b(\d+)c(\d+)(-pooled)?")
-
-Array = TypeVar("Array")
-
-
-class NetOutput(NamedTuple, Generic[Array]):
-    """What the heads give for a batch of B positions on N x N (see the module docstring): tensors from
-    the network, numpy arrays from the evaluator. An auxiliary head the network lacks gives None."""
-
-    policy: Array                  # [B, N*N + 1]
-    value: Array                   # [B], in [-1, 1]
-    ownership: Array | None        # [B, N*N], in [-1, 1]
-    score_mean: Array | None       # [B], points
-    score_stdev: Array | None      # [B], points, > 0
-
-    def map(self, function: Callable[[Array], Any]) -> "NetOutput[Any]":
-        """``function`` applied to every output present (the absent heads stay None)."""
-        return NetOutput(*(None if output is None else function(output) for output in self))
-
-
-def parse_aux_heads(text: str | Iterable[str]) -> tuple[str, ...]:
-    """``"ownership,score"``, ``"none"`` (or ``""``) or a sequence of names, as the canonical tuple.
-
-    Raises ValueError naming an unknown or repeated head.
-    """
-    names = [n.strip().lower() for n in (text.split(",") if isinstance(text, str) else text)]
-    names = [n for n in names if n and n != "none"]
-    unknown = [n for n in names if n not in AUX_HEADS]
-    if unknown or len(set(names)) != len(names):
-        raise ValueError(f"bad auxiliary heads {', '.join(names)!r}: expected distinct names among "
-                         f"{', '.join(AUX_HEADS)}, or none")
-    return tuple(head for head in AUX_HEADS if head in names)
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """The architecture: ``blocks`` residual blocks of ``filters`` 3x3 filters.
-
-    ``board_size`` is required by the ``"fc"`` heads and must be ``None`` for
-    ``"pooled"`` ones, which fit every size. ``aux_heads``: any of
-    :data:`AUX_HEADS`, kept in their canonical order (a list is accepted).
-    ``value_black_plane``: None when the value head gives the side to move's
-    value (every network trained here); else the head gives black's value
-    (Leela Zero weights version 2) and this input plane is ones when black is
-    to move and zeros when white is, so the forward can flip the value.
-    """
-
-    blocks: int
-    filters: int
-    in_planes: int
-    board_size: int | None = 19
-    heads: str = "fc"
-    aux_heads: tuple[str, ...] = ()
-    value_black_plane: int | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "aux_heads", parse_aux_heads(self.aux_heads))
-        if self.heads not in HEADS:
-            raise ValueError(f"unknown heads {self.heads!r}: expected one of {', '.join(HEADS)}")
-        for field in ("blocks", "filters", "in_planes"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or value < (0 if field == "blocks" else 1):
-                raise ValueError(f"{field} must be a positive int, not {value!r}")
-        if self.heads == "fc" and not (isinstance(self.board_size, int) and self.board_size >= 2):
-            raise ValueError(f"fc heads need a board size >= 2, not {self.board_size!r}")
-        if self.heads == "pooled" and self.board_size is not None:
-            raise ValueError("pooled heads fit every board size: board_size must be None")
-        plane = self.value_black_plane
-        if plane is not None and not (isinstance(plane, int) and 0 <= plane < self.in_planes):
-            raise ValueError(f"value_black_plane must be an input plane 0..{self.in_planes - 1}, not {plane!r}")
-
-    @property
-    def name(self) -> str:
-        """``b6c64`` (``b6c64-pooled`` for size-independent heads), as model names use it."""
-        return f"b{self.blocks}c{self.filters}" + ("-pooled" if self.heads == "pooled" else "")
-
-    @classmethod
-    def from_name(cls, name: str, in_planes: int, board_size: int | None = None) -> "NetConfig":
-        """Parse ``b6c64`` or ``b6c64-pooled``; ``board_size`` is ignored for pooled heads."""
-        match = _NAME.fullmatch(name.strip().lower())
-        if match is None:
-            raise ValueError(f"not a network name: {name!r} (expected e.g. b6c64 or b6c64-pooled)")
-        pooled = match.group(3) is not None
-        return cls(int(match.group(1)), int(match.group(2)), in_planes, None if pooled else board_size,
-                   "pooled" if pooled else "fc")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields, ``value_black_plane`` only where set: files of side-to-move networks stay as before."""
-        fields = asdict(self)
-        if self.value_black_plane is None:
-            del fields["value_black_plane"]
-        return fields
-
-    @classmethod
-    def from_dict(cls, fields: dict[str, Any]) -> "NetConfig":
-        return cls(**fields)
 
 
 def _conv_bn(in_channels: int, out_channels: int, kernel: int) -> nn.Sequential:
     """Convolution (no bias: batch norm follows) and batch norm, same padding."""
     return nn.Sequential(nn.Conv2d(in_channels, out_channels, kernel, padding=kernel // 2, bias=False),
-                         nn.BatchNorm2d(out_channels))
+                         nn.BatchNorm2d(out_channels, eps=BN_EPSILON))
 
 
 class ResidualBlock(nn.Module):

@@ -18,6 +18,7 @@ from engine.nn import leela
 from engine.nn.leela import cache_dir, is_leela_zero, read_leela, write_leela
 from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, read_info, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
+from tests.support.nets import random_net
 
 
 @pytest.fixture(autouse=True)
@@ -62,16 +63,7 @@ def test_written_weights_read_back_to_the_same_network(weights: Path, tmp_path: 
 
 def test_export_folds_our_batch_norm_scale_and_shift(tmp_path: Path) -> None:
     config = NetConfig(1, 8, 18, 19, "fc", aux_heads=("ownership", "score"))
-    torch.manual_seed(0)
-    net = PolicyValueNet(config)
-    with torch.no_grad():
-        for module in net.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.weight.uniform_(-1.5, 1.5)
-                module.bias.normal_(0, 0.5)
-                module.running_mean.normal_(0, 0.5)
-                module.running_var.uniform_(0.2, 2.0)
-    model = Model(net.eval(), ModelInfo("go", "lz18", 18, config))
+    model = Model(random_net(config, scales=(-1.5, 1.5)), ModelInfo("go", "lz18", 18, config))
     exported = read_leela(write_leela(tmp_path / "ours.txt", model))
     planes = _planes(False, seed=1)
     for ours, theirs in zip(_outputs(model, planes), _outputs(exported, planes)):

@@ -25,19 +25,9 @@ from engine.nn.model_file import (
     save_model,
 )
 from engine.nn.net import NetConfig, NetOutput, PolicyValueNet, parse_aux_heads
+from tests.support.nets import random_net
 
-
-def _net(config: NetConfig, seed: int = 0) -> PolicyValueNet:
-    """A randomly initialised net with non-trivial batch-norm statistics, in eval mode."""
-    torch.manual_seed(seed)
-    net = PolicyValueNet(config)
-    for module in net.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.running_mean.uniform_(-0.5, 0.5)
-            module.running_var.uniform_(0.5, 2.0)
-            module.weight.data.uniform_(0.5, 1.5)
-            module.bias.data.uniform_(-0.2, 0.2)
-    return net.eval()
+_net = random_net
 
 
 def _planes(batch: int, channels: int, size: int, seed: int = 1) -> torch.Tensor:

@@ -6,10 +6,12 @@ import io
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from gtp.gomocup import GomocupBrain
 from tests.gtp.helpers import front_end_config
+from training.models import BootstrapConfig, bootstrap
 
 POINT = re.compile(r"^(\d+),(\d+)$")
 
@@ -96,3 +98,27 @@ def test_engine_gomocup_subprocess() -> None:
     assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
     assert lines[3].startswith('name="engine", version=')
     assert "none bundled for gomoku" in result.stderr.decode()
+
+
+NO_TORCH_PROBE = """
+import os, sys
+exit_now = os._exit
+def report_and_exit(code):
+    print("torch loaded" if "torch" in sys.modules else "no torch", file=sys.stderr, flush=True)
+    exit_now(code)
+os._exit = report_and_exit   # engine gomocup ends with os._exit: say first whether torch was ever imported
+from engine.cli import main
+main()
+"""
+
+
+def test_engine_gomocup_plays_a_network_without_importing_torch(tmp_path: Path) -> None:
+    """Gomocup limits a brain's memory and torch alone takes 220 MB: the default runtime is numpy."""
+    model = bootstrap(tmp_path / "gomoku.safetensors", BootstrapConfig("gomoku", 15, blocks=1, filters=8,
+                                                                        heads="pooled"))
+    result = subprocess.run([sys.executable, "-c", NO_TORCH_PROBE, "gomocup", "--model", str(model), "--visits", "16"],
+                            input=b"START 15\nBEGIN\nTURN 7,7\nEND\n", capture_output=True, timeout=300)
+    lines, errors = result.stdout.decode().splitlines(), result.stderr.decode()
+    assert result.returncode == 0, errors
+    assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
+    assert f"network: {model}" in errors and errors.rstrip().endswith("no torch"), errors

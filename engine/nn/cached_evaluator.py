@@ -1,0 +1,219 @@
+"""What every network evaluator does around its forward pass: encode, symmetries, cache, legal masking.
+
+:class:`CachedNetEvaluator` is the part of the evaluator protocol that does
+not depend on how the network runs; its subclasses give the forward pass
+(:meth:`CachedNetEvaluator._forward`, encoded planes in, every head out as
+float32 arrays): :class:`~engine.nn.evaluator.NetEvaluator` with torch and
+:class:`~engine.nn.numpy_evaluator.NumpyEvaluator` with numpy. This module
+imports no torch, so a process that runs the numpy one never loads it. The
+encoder is injected (anything with ``name``, ``num_planes`` and
+``encode_batch``: ``encoders.base.Encoder`` fits), so that no evaluator module
+imports ``encoders``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Protocol
+
+import numpy as np
+
+from engine.core.board import HISTORY, HISTORY_LEN, RING
+from engine.core.position import PositionBatch
+from engine.nn.config import NetConfig, NetOutput
+from engine.nn.model_format import ModelFormatError, ModelInfo
+from engine.search.evaluator import Evaluation, Positions, legal_masks, masked_softmax
+
+__all__ = ["Encoder", "CachedNetEvaluator", "Symmetries", "DEFAULT_CACHE_SIZE"]
+
+DEFAULT_CACHE_SIZE = 1 << 15
+"""Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value; 3 KB with ownership)."""
+
+
+class Encoder(Protocol):
+    """What a network evaluator needs of an encoder (``encoders.base.Encoder`` fits).
+
+    ``uses_history`` (optional, default True) says whether the planes read
+    earlier boards; when False the evaluation cache keys on the position alone.
+    """
+
+    name: str
+    num_planes: int
+
+    def encode_batch(self, positions: Positions) -> np.ndarray:
+        """``[B, num_planes, N, N]`` planes, any numeric dtype (a PositionBatch is read without copying)."""
+        ...
+
+
+class Symmetries:
+    """The 8 symmetries of the square as index tables, applied per position.
+
+    Numbered as ``encoders.symmetry`` numbers them: symmetry ``k`` mirrors
+    left-right when ``k >= 4``, then turns ``k % 4`` quarter turns
+    counter-clockwise (``rot90``). Applied on the host, where the planes are
+    encoded and the outputs end up, so that both forward passes share them.
+    """
+
+    def __init__(self, size: int) -> None:
+        grid = np.arange(size * size).reshape(size, size)
+        sources = [np.rot90(np.fliplr(grid) if k >= 4 else grid, k % 4).reshape(-1) for k in range(8)]
+        self.source = np.stack(sources)                               # [8, N*N]: input cell of each output
+        self.destination = np.argsort(self.source, axis=1)            # [8, N*N]: output cell of each input
+
+    def planes(self, planes: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Symmetry ``ks[b]`` of ``planes[b]`` (``[B, C, N, N]``)."""
+        batch, channels, n, _ = planes.shape
+        flat = planes.reshape(batch, channels, n * n)
+        return np.take_along_axis(flat, self.source[ks][:, None, :], axis=2).reshape(planes.shape)
+
+    def undo_points(self, values: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Map ``values[B, N*N]`` (one per point, e.g. ownership) computed on transformed boards back."""
+        return np.take_along_axis(values, self.destination[ks], axis=1)
+
+    def undo_policy(self, logits: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Map ``logits[B, N*N + 1]`` computed on transformed boards back to the original boards."""
+        return np.concatenate([self.undo_points(logits[:, :-1], ks), logits[:, -1:]], axis=1)
+
+
+class CachedNetEvaluator:
+    """A network behind the :class:`~engine.search.evaluator.Evaluator` interface: encode, infer, mask, cache.
+
+    ``config`` is the network's architecture; ``info`` (None for a bare
+    network) the model file's description, whose encoder must be ``encoder``.
+    ``random_symmetry``: evaluate each position under one of the 8 board
+    symmetries drawn at random (``seed``), and map the policy and the
+    ownership back.
+
+    Cache. ``cache_size`` evaluations (0: none) are kept in LRU order, keyed by
+    ``Position.key`` (stones, side to move, ko point); when the encoder reads
+    earlier boards (``encoder.uses_history``, assumed True when absent) the key
+    also holds the history ring, so positions reached by different move
+    orders do not share an entry. The cache stores the raw outputs of every
+    head (logits, value, ownership, score); legal-move masking is redone on
+    every call. With ``random_symmetry`` a hit returns the symmetry drawn when
+    the entry was made.
+    """
+
+    def __init__(self, config: NetConfig, info: ModelInfo | None, encoder: Encoder, *, random_symmetry: bool = False,
+                 cache_size: int = DEFAULT_CACHE_SIZE, seed: int | None = None) -> None:
+        if info is not None and info.encoder != encoder.name:
+            raise ModelFormatError(f"model {info.name} reads encoder {info.encoder} ({info.num_planes} planes), "
+                                   f"not {encoder.name} ({encoder.num_planes} planes)")
+        if config.in_planes != encoder.num_planes:
+            raise ModelFormatError(f"the network reads {config.in_planes} planes but encoder {encoder.name} "
+                                   f"writes {encoder.num_planes}")
+        self.config = config
+        self.encoder = encoder
+        self.random_symmetry = random_symmetry
+        self._rng = np.random.default_rng(seed)
+        self._symmetries: dict[int, Symmetries] = {}
+        self.cache_size = int(cache_size)
+        self._cache: OrderedDict[Hashable, NetOutput[np.ndarray]] = OrderedDict()   # one row of each head
+        self._history = bool(getattr(encoder, "uses_history", True))
+        self.hits = 0
+        self.misses = 0
+
+    # ----------------------------------------------------------- public API
+    @property
+    def aux_heads(self) -> tuple[str, ...]:
+        """The network's auxiliary heads (of ``"ownership"``, ``"score"``): the auxiliary fields of
+        :meth:`evaluate` that are not None."""
+        return self.config.aux_heads
+
+    def evaluate(self, positions: Positions, legal: np.ndarray | None = None) -> Evaluation:
+        """Every head of the network for a batch, all from the side to move of each position.
+
+        ``priors`` (legal, renormalised) and ``values`` (in [-1, 1]);
+        ``ownership float32[B, N*N]`` in [-1, 1] (row 0 at the top, as actions
+        count); ``score_mean`` and ``score_stdev float32[B]``: the final score
+        difference in points, komi included. Heads the network lacks (see
+        :attr:`aux_heads`) are None.
+        """
+        batch = PositionBatch.stack(positions)
+        masks = legal_masks(batch) if legal is None else legal
+        raw = self._empty(len(batch), masks.shape[1])
+        keys = self._keys(batch) if self.cache_size > 0 else []
+        todo = self._lookup(keys, raw) if keys else list(range(len(batch)))
+        if todo:
+            subset = batch if len(todo) == len(batch) else PositionBatch(batch.rules, batch.cells[todo],
+                                                                         batch.info[todo])
+            fresh = self.infer(self.encoder.encode_batch(subset))
+            for rows, computed in zip(raw, fresh):
+                if rows is not None:
+                    rows[todo] = computed
+            if keys:
+                self._store([keys[i] for i in todo], fresh)
+        return Evaluation(*raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0)))
+
+    def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> NetOutput[np.ndarray]:
+        """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw
+        logits ``[B, N*N + 1]`` (no legal-move mask). ``symmetries int[B]`` (0..7, numbered as
+        ``encoders.symmetry``) evaluates each position under that board symmetry; without them a random one
+        is drawn when ``random_symmetry`` is on. The outputs are mapped back to the original boards."""
+        planes = np.asarray(planes)
+        if symmetries is None and self.random_symmetry:
+            symmetries = self._rng.integers(0, 8, len(planes))
+        if symmetries is None:
+            return self._forward(planes)
+        ks = np.asarray(symmetries, dtype=np.int64)
+        table = self._symmetry(planes.shape[-1])
+        out = self._forward(table.planes(planes, ks))
+        return out._replace(policy=table.undo_policy(out.policy, ks),
+                            ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
+
+    def raw(self, positions: Positions, symmetry: int = 0) -> NetOutput[np.ndarray]:
+        """Every head for a batch under board ``symmetry`` (mapped back), uncached and unmasked, as the
+        network gives them: what ``heatmap`` and ``kata-raw-nn`` show. The policy is raw logits."""
+        batch = PositionBatch.stack(positions)
+        return self.infer(self.encoder.encode_batch(batch), np.full(len(batch), symmetry))
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    # ------------------------------------------------------------ internals
+    def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
+        """The network on ``planes[B, C, N, N]`` (any numeric dtype): every head as float32 host arrays."""
+        raise NotImplementedError
+
+    def _empty(self, batch: int, actions: int) -> NetOutput[np.ndarray]:
+        """Room for ``batch`` rows of every head the network has (float32)."""
+        ownership, score = "ownership" in self.aux_heads, "score" in self.aux_heads
+        return NetOutput(np.empty((batch, actions), np.float32), np.empty(batch, np.float32),
+                         np.empty((batch, actions - 1), np.float32) if ownership else None,
+                         np.empty(batch, np.float32) if score else None,
+                         np.empty(batch, np.float32) if score else None)
+
+    def _keys(self, batch: PositionBatch) -> list[Hashable]:
+        keys = batch.keys().tolist()
+        if not self._history:
+            return keys
+        rings = batch.cells[:, HISTORY:HISTORY + HISTORY_LEN]
+        return [(key, int(batch.info[i, RING]), hash(rings[i].tobytes())) for i, key in enumerate(keys)]
+
+    def _lookup(self, keys: list[Hashable], out: NetOutput[np.ndarray]) -> list[int]:
+        """Fill the cached rows of ``out``; return the indices that must be computed."""
+        todo = []
+        for i, key in enumerate(keys):
+            entry = self._cache.get(key)
+            if entry is None:
+                todo.append(i)
+                continue
+            self._cache.move_to_end(key)
+            for rows, cached in zip(out, entry):
+                if rows is not None:
+                    rows[i] = cached
+        self.hits += len(keys) - len(todo)
+        self.misses += len(todo)
+        return todo
+
+    def _store(self, keys: list[Hashable], fresh: NetOutput[np.ndarray]) -> None:
+        for i, key in enumerate(keys):
+            self._cache[key] = fresh.map(lambda rows: rows[i].copy())
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def _symmetry(self, size: int) -> Symmetries:
+        if size not in self._symmetries:
+            self._symmetries[size] = Symmetries(size)
+        return self._symmetries[size]
