@@ -4,6 +4,8 @@
 #
 #   benchmarks/strength_experiment.sh [WORK]          # run (or resume) every arm, two at a time
 #   benchmarks/strength_experiment.sh [WORK] rate     # rate every arm's last network (and the start)
+#   benchmarks/strength_experiment.sh [WORK] save     # keep what is finished in benchmarks/results/strength
+#   benchmarks/strength_experiment.sh [WORK] restore  # put it back into WORK (a new machine, a new session)
 #
 # Arms (9x9, komi 7, Chinese rules; the loop's defaults otherwise: 16 games in flight, resignation
 # at -0.9 with 10% of games playing on, SGD 0.02 cosine, a window of 4 generations):
@@ -28,6 +30,13 @@
 # level 10 and against the start network, GAMES (default 100) games each, colours alternating,
 # 2 random opening moves, RATE_JOBS (default 2) games at a time, GNU Go scoring (`engine match --referee`);
 # results in WORK/ratings/*.json (a match cut short goes on from the games in its SGF folder).
+#
+# Across sessions and machines: a session may end, and the next one may start on a fresh machine
+# without WORK. `save` copies what must last into the repository (RESULTS, default
+# benchmarks/results/strength): each arm that has spent its budget (run.json, state.json and its last
+# network: ~1 MB) and every rating match (its JSON, or its SGF so far). `restore` copies them back, so
+# `run` skips the finished arms and `rate` plays only the games still missing. An arm cut short by the
+# end of a session is not kept: it starts again (its games and chunks are too large to commit).
 set -euo pipefail
 
 WORK=${1:-runs/strength}
@@ -38,6 +47,7 @@ VISITS=${VISITS:-400}
 RATE_JOBS=${RATE_JOBS:-2}   # games at a time in each rating match (1 while arms still train beside it)
 ARMS=${ARMS:-"puct gumbel16 aux forced gumbel32"}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+RESULTS=${RESULTS:-$HERE/benchmarks/results/strength}
 START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
 RULES="chinese size=9 komi=7"
 export PATH="$PATH:/usr/games"
@@ -91,6 +101,47 @@ rate() {
         && mv "$WORK/ratings/$name-start.json.part" "$WORK/ratings/$name-start.json"
 }
 
+finished() {  # $1: an arm's run directory; true when it has spent its CPU budget
+    [ -f "$1/state.json" ] && python - "$1" "$CPU_HOURS" <<'EOF'
+import json, sys
+from pathlib import Path
+from training.loop import cpu_hours_used
+state = json.loads((Path(sys.argv[1]) / "state.json").read_text())
+sys.exit(0 if cpu_hours_used(state) >= float(sys.argv[2]) else 1)
+EOF
+}
+
+save() {
+    for arm in $ARMS; do
+        finished "$WORK/$arm" || continue
+        mkdir -p "$RESULTS/$arm/models"
+        cp "$WORK/$arm/run.json" "$WORK/$arm/state.json" "$RESULTS/$arm/"
+        cp "$(last_model "$WORK/$arm")" "$RESULTS/$arm/models/"
+        echo "saved $arm"
+    done
+    if [ -d "$WORK/ratings" ]; then
+        mkdir -p "$RESULTS/ratings"
+        cp -r "$WORK/ratings/." "$RESULTS/ratings/"
+        find "$RESULTS/ratings" -name '*.part' -delete
+        echo "saved ratings"
+    fi
+}
+
+restore() {
+    [ -d "$RESULTS" ] || { echo "nothing saved in $RESULTS"; return 0; }
+    for saved in "$RESULTS"/*/; do
+        name=$(basename "$saved")
+        if [ "$name" = ratings ]; then
+            mkdir -p "$WORK/ratings"
+            cp -rn "$saved." "$WORK/ratings/"
+        elif [ ! -f "$WORK/$name/state.json" ]; then
+            mkdir -p "$WORK/$name"
+            cp -r "$saved." "$WORK/$name/"
+        fi
+        echo "restored $name"
+    done
+}
+
 case "$ACTION" in
     run)
         export -f run_arm arm_options
@@ -102,5 +153,7 @@ case "$ACTION" in
         rate start "$START"
         for arm in $ARMS; do rate "$arm" "$(last_model "$WORK/$arm")"; done
         ;;
-    *) echo "usage: $0 [WORK] [run|rate]" >&2; exit 2 ;;
+    save) save ;;
+    restore) restore ;;
+    *) echo "usage: $0 [WORK] [run|rate|save|restore]" >&2; exit 2 ;;
 esac
