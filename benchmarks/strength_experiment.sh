@@ -33,10 +33,13 @@
 #
 # Across sessions and machines: a session may end, and the next one may start on a fresh machine
 # without WORK. `save` copies what must last into the repository (RESULTS, default
-# benchmarks/results/strength): each arm that has spent its budget (run.json, state.json and its last
-# network: ~1 MB) and every rating match (its JSON, or its SGF so far). `restore` copies them back, so
-# `run` skips the finished arms and `rate` plays only the games still missing. An arm cut short by the
-# end of a session is not kept: it starts again (its games and chunks are too large to commit).
+# benchmarks/results/strength): each arm's run.json, state.json and best network (~1 MB), and for an arm
+# still short of its budget the chunks of its training window (the generation in progress is dropped,
+# with its CPU time: it is played again), and every rating match (its JSON, or its SGF so far).
+# `restore` copies them back, so `run` resumes each arm at its next generation and `rate` plays only the
+# games still missing. The arms' code is frozen: `run` notes the commit of the code it imports in
+# WORK/code.txt and refuses to go on with another one; run the arms from a worktree of that commit
+# (`git worktree add --detach ../arms-code COMMIT`, then PYTHONPATH=../arms-code ../arms-code/benchmarks/...).
 set -euo pipefail
 
 WORK=${1:-runs/strength}
@@ -101,23 +104,38 @@ rate() {
         && mv "$WORK/ratings/$name-start.json.part" "$WORK/ratings/$name-start.json"
 }
 
-finished() {  # $1: an arm's run directory; true when it has spent its CPU budget
-    [ -f "$1/state.json" ] && python - "$1" "$CPU_HOURS" <<'EOF'
-import json, sys
+save_arm() {  # $1: an arm's run directory, $2: where to keep it
+    python - "$1" "$2" "$CPU_HOURS" <<'EOF'
+"""Keep an arm: finished, its last network; unfinished, its state at the last finished generation (the
+generation in progress, its games and its CPU time dropped: it is played again) with the chunks of the
+training window that the next generation reads."""
+import json, shutil, sys
 from pathlib import Path
-from training.loop import cpu_hours_used
-state = json.loads((Path(sys.argv[1]) / "state.json").read_text())
-sys.exit(0 if cpu_hours_used(state) >= float(sys.argv[2]) else 1)
+from training.loop import LoopConfig, cpu_hours_used
+
+run, keep, budget = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+state = json.loads((run / "state.json").read_text())
+files = ["run.json", state["best"]]
+if cpu_hours_used(state) < budget:
+    state.update(phase="selfplay", current={})
+    window = LoopConfig.from_dict(json.loads((run / "run.json").read_text())).window
+    files += [str(path.relative_to(run)) for g in range(max(1, state["next"] - window + 1), state["next"])
+              for path in (run / "chunks" / f"{g:06d}").glob("*")]
+shutil.rmtree(keep, ignore_errors=True)
+for name in files:
+    (keep / name).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(run / name, keep / name)
+(keep / "state.json").write_text(json.dumps(state, indent=1, sort_keys=True))
+print(f"saved {run.name}: generation {state['next'] - 1}, {cpu_hours_used(state):.2f} CPU hours"
+      f"{'' if cpu_hours_used(state) >= budget else ' (unfinished: resumes at the next generation)'}")
 EOF
 }
 
 save() {
+    mkdir -p "$RESULTS"
+    [ -f "$WORK/code.txt" ] && cp "$WORK/code.txt" "$RESULTS/code.txt"
     for arm in $ARMS; do
-        finished "$WORK/$arm" || continue
-        mkdir -p "$RESULTS/$arm/models"
-        cp "$WORK/$arm/run.json" "$WORK/$arm/state.json" "$RESULTS/$arm/"
-        cp "$(last_model "$WORK/$arm")" "$RESULTS/$arm/models/"
-        echo "saved $arm"
+        [ -f "$WORK/$arm/state.json" ] && save_arm "$WORK/$arm" "$RESULTS/$arm"
     done
     if [ -d "$WORK/ratings" ]; then
         mkdir -p "$RESULTS/ratings"
@@ -129,6 +147,7 @@ save() {
 
 restore() {
     [ -d "$RESULTS" ] || { echo "nothing saved in $RESULTS"; return 0; }
+    [ -f "$RESULTS/code.txt" ] && [ ! -f "$WORK/code.txt" ] && cp "$RESULTS/code.txt" "$WORK/code.txt"
     for saved in "$RESULTS"/*/; do
         name=$(basename "$saved")
         if [ "$name" = ratings ]; then
@@ -144,6 +163,13 @@ restore() {
 
 case "$ACTION" in
     run)
+        code=$(git -C "$(python -c 'import pathlib, training; print(pathlib.Path(training.__file__).parents[1])')" \
+            rev-parse HEAD)
+        if [ -f "$WORK/code.txt" ] && [ "$(cat "$WORK/code.txt")" != "$code" ]; then
+            echo "the arms ran from commit $(cat "$WORK/code.txt"), this is $code: run them from that commit" >&2
+            exit 2
+        fi
+        echo "$code" >"$WORK/code.txt"
         export -f run_arm arm_options
         export WORK CPU_HOURS START RULES
         # shellcheck disable=SC2086
