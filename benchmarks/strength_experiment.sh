@@ -38,8 +38,9 @@
 # with its CPU time: it is played again), and every rating match (its JSON, or its SGF so far).
 # `restore` copies them back, so `run` resumes each arm at its next generation and `rate` plays only the
 # games still missing. The arms' code is frozen: `run` notes the commit of the code it imports in
-# WORK/code.txt and refuses to go on with another one; run the arms from a worktree of that commit
-# (`git worktree add --detach ../arms-code COMMIT`, then PYTHONPATH=../arms-code ../arms-code/benchmarks/...).
+# WORK/code.txt and refuses to go on with another one; import the arms' code from a worktree of that
+# commit: `git worktree add --detach ../arms-code $(cat benchmarks/results/strength/code.txt)`, then
+# `PYTHONPATH=../arms-code benchmarks/strength_experiment.sh WORK run`.
 set -euo pipefail
 
 WORK=${1:-runs/strength}
