@@ -1,12 +1,13 @@
 """Ray self-play against the single-process self-play it wraps, side by side: ``engine bench selfplay`` and
 ``engine bench selfplay --ray local`` (and any further variants), alternating, ROUNDS rounds, medians.
 
-    python benchmarks/ray_selfplay.py [--rounds 3] [--variant "--ray local --actors 2 --parallel-games 8"] \\
-        -- --size 9 --readouts 400 --blocks 6 --filters 64 --seconds 60 --threads 1
+    python benchmarks/ray_selfplay.py [--rounds 3] [--variant "--ray local --inference server"] \\
+        -- --size 9 --readouts 400 --blocks 6 --filters 64 --seconds 60
 
-Everything after ``--`` goes to every run. Each run prints one JSON line; the table gives the median
-positions/s of each variant and its ratio to the single process. Alternating the order keeps a slow
-spell of a shared machine from landing on one variant only.
+Everything after ``--`` goes to every run (without ``--threads`` each side has its default: every core for
+the single process, one for each self-play actor's own network on a CPU-only Ray node). Each run prints one
+JSON line; the table gives the median positions/s of each variant and its ratio to the single process.
+Alternating the order keeps a slow spell of a shared machine from landing on one variant only.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from engine.bench.timing import network_options, report, runtime_options
-from training.cli import ray_options
+from training.cli import ray_layout, ray_options
 
 if TYPE_CHECKING:
     from engine import Evaluator, Rules
@@ -49,11 +49,11 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
                            size: int, rules_text: str | None, readouts: int, full_search_pct: float,
                            parallel_games: int, batch_size: int, seconds: float, device: str | None, dtype: str,
                            runtime: str, threads: int | None, ray_target: str | None, ray_actors: int | None,
-                           seed: int, as_json: bool) -> None:
+                           ray_inference: str, seed: int, as_json: bool) -> None:
     """Self-play positions/s and games/hour with a network.
 
-    With --ray the same self-play runs in Ray actors (--parallel-games each) that send their leaves to an
-    inference actor, all timed at once; positions/s is their sum.
+    With --ray the same self-play runs in Ray actors (--parallel-games each), all timed at once, each with its
+    own network or sending its leaves to an inference actor (--inference); positions/s is their sum.
     """
     import torch
 
@@ -84,12 +84,11 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
                                    "runtime": evaluator.runtime, "threads": torch.get_num_threads()}  # type: ignore
         else:
             from training.cluster.connect import connected
-            from training.cluster.pool import Layout
             from training.cluster.selfplay import bench_on_ray
 
             with connected(ray_target):
                 summary, ran = bench_on_ray(model_path, rules, config, options,
-                                            Layout(actors_per_node=ray_actors, threads=threads), 3.0, seconds)
+                                            ray_layout(ray_actors, ray_inference, threads), 3.0, seconds)
             ran["ray"] = ray_target
         warm_up = time.perf_counter() - started - summary.seconds
     mean_length = (summary.moves + summary.in_flight_moves) / max(summary.games + summary.in_flight_games, 1)
@@ -112,11 +111,15 @@ def selfplay_bench_command(model_path: str | None, blocks: int, filters: int, en
 
 
 def _on_ray(ran: dict[str, Any]) -> str:
-    """``, Ray: 2 actors, 1 server 64% busy`` for a run on Ray, else nothing."""
+    """``, Ray local: 2 actors, 1 server 64% busy, 62 positions a call`` (or ``, Ray local: 2 actors, each with
+    its own network``) for a run on Ray, else nothing."""
     if "ray" not in ran:
         return ""
-    return (f", Ray {ran['ray']}: {ran['actors']} actors, {ran['servers']} server "
-            f"{100 * ran['inference_busy_share']:.0f}% busy, {ran['server_batch_mean']:.0f} positions a call")
+    actors = f", Ray {ran['ray']}: {ran['actors']} actors"
+    if not ran["servers"]:
+        return f"{actors}, each with its own network"
+    return (f"{actors}, {ran['servers']} server {100 * ran['inference_busy_share']:.0f}% busy, "
+            f"{ran['server_batch_mean']:.0f} positions a call")
 
 
 def timed_selfplay(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayConfig, warm_up: float,

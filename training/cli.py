@@ -98,20 +98,35 @@ def _ray_target(_ctx: click.Context, _param: click.Parameter, target: str | None
 
 
 def ray_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--ray auto|local|ADDRESS`` and ``--actors N`` (self-play and inference actors on a Ray cluster)."""
+    """``--ray auto|local|ADDRESS``, ``--actors N`` and ``--inference`` (self-play and inference actors on a Ray
+    cluster: :func:`ray_layout`)."""
+    command = click.option("--inference", "ray_inference", type=click.Choice(["auto", "server", "actor"]),
+                           default="auto", show_default=True,
+                           help="With --ray: where the network runs. server: in inference actors that the "
+                                "self-play actors feed (one per GPU, one per CPU-only node); actor: in every "
+                                "self-play actor (--threads torch threads each, default 1); auto: servers on GPU "
+                                "nodes, in-actor on CPU-only nodes, where the network is most of the work and "
+                                "batching gains little, so a server would leave the actors' cores idle.")(command)
     command = click.option("--actors", "ray_actors", type=click.IntRange(1), default=None,
                            help="With --ray: self-play actors per node [default: one per CPU the node's "
-                                "inference actor leaves].")(command)
+                                "inference actors leave].")(command)
     return click.option("--ray", "ray_target", default=None, metavar="auto|local|ADDRESS", callback=_ray_target,
                         help="Run on a Ray cluster: local (this machine), auto (the cluster this machine is in) "
                              "or a head node's address (pip install -e \".[ray]\").")(command)
 
 
-def _ray_cluster(store: Any, actors: int | None, threads: int | None) -> Any:
-    from training.cluster.backend import RayCluster
+def ray_layout(actors: int | None, inference: str, threads: int | None) -> Any:
+    """The :class:`~training.cluster.pool.Layout` of ``ray_options`` (``threads``: ``--threads``, each CPU
+    network's torch threads)."""
     from training.cluster.pool import Layout
 
-    return RayCluster(store, Layout(actors_per_node=actors, threads=threads), threads)
+    return Layout(actors_per_node=actors, threads=threads, inference=inference)
+
+
+def _ray_cluster(store: Any, actors: int | None, inference: str, threads: int | None) -> Any:
+    from training.cluster.backend import RayCluster
+
+    return RayCluster(store, ray_layout(actors, inference, threads), threads)
 
 
 def _no_url(location: str | None, option: str) -> None:
@@ -202,7 +217,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
                      workers: int, batch_size: int, temperature_moves: int | None, resign_threshold: float,
                      no_resign: bool, resign_disabled_share: float, rules_text: str | None, size: int | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, ray_target: str | None,
-                     ray_actors: int | None, seed: int | None, as_json: bool) -> None:
+                     ray_actors: int | None, ray_inference: str, seed: int | None, as_json: bool) -> None:
     """Play self-play games with MODEL and write their records (and SGF).
 
     With --ray the games are played by actors of a Ray cluster, and --output-dir may be an fsspec URL.
@@ -232,7 +247,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
 
             store = RunStore(output_dir)
             with connected(ray_target):
-                summary = _ray_cluster(store, ray_actors, threads).selfplay(
+                summary = _ray_cluster(store, ray_actors, ray_inference, threads).selfplay(
                     Path(model), rules, config, games, SelfPlayOutput(store.local, sgf_dir), options)
         else:
             _no_url(output_dir, "--output-dir")
@@ -503,7 +518,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
                    "[default: ~/.cache/engine/runs/HASH].")
 @click.pass_context
 def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | None, ray_actors: int | None,
-                 staging: str | None, **settings: Any) -> None:
+                 ray_inference: str, staging: str | None, **settings: Any) -> None:
     """Bootstrap, then self-play, gather, train (and gate, rate) generation after generation in RUN_DIR.
 
     Resumable: run the same command again after a kill. On a run that exists,
@@ -522,7 +537,7 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
 
         store = RunStore(run_dir, staging)
         store.pull()  # a URL run resumes from what the URL holds
-        cluster = _ray_cluster(store, ray_actors, settings["threads"])
+        cluster = _ray_cluster(store, ray_actors, ray_inference, settings["threads"])
         local_dir: str | Path = store.local
     else:
         _no_url(run_dir, "RUN_DIR")

@@ -1,6 +1,8 @@
 """Self-play and training on Ray: a real local cluster (2 CPUs, loopback only), a 5x5 loop of 2 generations
-through it with the run directory at a ``file://`` URL, and a self-play actor killed mid-generation; plus the
-parts that need no cluster (the game budget, the layout, the run store)."""
+through it with the run directory at a ``file://`` URL, and a self-play actor killed mid-generation, with the
+network in the self-play actors (this CPU-only cluster's default); a joining node and ``engine bench selfplay
+--ray`` with inference servers too; plus the parts that need no cluster (the game budget, the layout, the run
+store)."""
 
 from __future__ import annotations
 
@@ -59,11 +61,25 @@ def test_tickets_give_each_game_once_and_take_back_those_a_lease_lost() -> None:
 
 
 def test_layout_leaves_the_server_its_cpu_and_fills_the_rest() -> None:
-    assert Layout().plan(2, 0) == (1, 1.0, 1, 1.0)
-    assert Layout().plan(16, 0) == (1, 1.0, 15, 1.0)
-    assert Layout(actors_per_node=2).plan(2, 0) == (1, 1.0, 2, 0.5)
-    servers, _, actors, _ = Layout().plan(16, 1)  # one GPU: its server, and 14-15 self-play actors
-    assert servers == 1 and actors == 15
+    servers = Layout(inference="server")
+    assert servers.plan(2, 0) == (1, 1.0, 1, 1.0)
+    assert servers.plan(16, 0) == (1, 1.0, 15, 1.0)
+    assert Layout(actors_per_node=2, inference="server").plan(2, 0) == (1, 1.0, 2, 0.5)
+
+
+def test_layout_runs_the_network_in_the_actors_of_a_cpu_only_node() -> None:
+    assert Layout().plan(2, 0) == (0, 0.0, 2, 1.0)
+    assert Layout().plan(16, 0) == (0, 0.0, 16, 1.0)
+    assert Layout(actors_per_node=4).plan(2, 0) == (0, 0.0, 4, 0.5)
+    assert Layout(inference="actor").plan(16, 1) == (0, 0.0, 16, 1.0)
+    with pytest.raises(ValueError, match="inference 'gpu'"):
+        Layout(inference="gpu")
+
+
+def test_layout_gives_each_gpu_a_server_fed_by_the_other_cpus() -> None:
+    assert Layout().plan(16, 1) == Layout(inference="server").plan(16, 1) == (1, 1.0, 15, 1.0)
+    assert Layout().plan(16, 2) == (2, 1.0, 14, 1.0)
+    assert Layout(actors_per_node=28).plan(16, 2) == (2, 1.0, 28, 0.5)
 
 
 def test_a_url_store_uploads_committed_files_whole_and_state_last(tmp_path: Path) -> None:
@@ -118,6 +134,7 @@ def test_a_killed_selfplay_actor_loses_only_its_games_in_flight(ray_cluster: Any
                 killed.append(len(saved))
 
         summary = play_on_ray(pool, 16, Recording(), on_game=kill_one, leave=False)
+        assert pool.all_servers() == []  # each actor ran its own network
     assert killed and summary.games == 16
     files = [p.name for p in list_records(output.directory) + list_records(output.directory / HOLDOUT_DIR)]
     assert len(files) == 16 and len(set(saved)) == 16  # every game kept, none twice
@@ -154,7 +171,7 @@ def test_a_5x5_loop_runs_two_generations_on_ray_with_the_run_at_a_url(ray_cluste
 
 @pytest.mark.ray
 @pytest.mark.slow
-def test_a_node_that_joins_gets_actors_that_play(ray_cluster: Any, go5_model: Path) -> None:
+def test_a_node_that_joins_gets_its_server_and_actors_that_play(ray_cluster: Any, go5_model: Path) -> None:
     import ray
 
     from engine import EvaluatorOptions
@@ -162,7 +179,7 @@ def test_a_node_that_joins_gets_actors_that_play(ray_cluster: Any, go5_model: Pa
     from training.cluster.selfplay import model_pool
 
     options = EvaluatorOptions(runtime="eager", seed=0)
-    with model_pool(go5_model, GO5, _selfplay(parallel=2), options) as pool:
+    with model_pool(go5_model, GO5, _selfplay(parallel=2), options, Layout(inference="server")) as pool:
         first = {slot.node for slot in pool.grow()}
         assert pool.grow() == []  # nothing new: the driver's next look adds nothing
         node = ray_cluster.add_node(num_cpus=1)
@@ -170,7 +187,7 @@ def test_a_node_that_joins_gets_actors_that_play(ray_cluster: Any, go5_model: Pa
             joined = pool.grow()
             assert {slot.node for slot in joined} == {node.node_id} and node.node_id not in first
             finished, _cpu = ray.get(next(joined[0].actor.play.remote(0, game_tickets(1), False)))
-            assert finished.record.rules == GO5 and len(pool.all_servers()) == 2
+            assert finished.record.rules == GO5 and len(pool.all_servers()) == 2  # one server a node
         finally:
             pool.close()
             ray_cluster.remove_node(node)
@@ -192,3 +209,31 @@ def test_engine_selfplay_ray_writes_its_games_to_a_url(ray_cluster: Any, go5_mod
     assert result.exit_code == 0, (result.output, result.exception)
     assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 4
     assert len(list_records(remote)) + len(list_records(remote / HOLDOUT_DIR)) == 4
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+@pytest.mark.parametrize("inference, servers", [("auto", 0), ("server", 1)])
+def test_engine_bench_selfplay_ray_reports_the_networks_of_either_layout(ray_cluster: Any, inference: str,
+                                                                         servers: int) -> None:
+    import torch
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    threads = torch.get_num_threads()
+    try:
+        result = CliRunner().invoke(main, ["bench", "selfplay", "--size", "5", "--blocks", "1", "--filters", "8",
+                                           "--readouts", "8", "--batch-size", "4", "--parallel-games", "2",
+                                           "--device", "cpu", "--dtype", "fp32", "--runtime", "eager",
+                                           "--seconds", "1", "--ray", "local", "--inference", inference, "--json"])
+    finally:
+        torch.set_num_threads(threads)  # the command sets the driver's
+    assert result.exit_code == 0, (result.output, result.exception)
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["servers"] == servers and figures["actors"] == 2 - servers and figures["positions_per_s"] > 0
+    assert figures["device"] == "cpu" and figures["runtime"] == "eager"
+    if servers:
+        assert 0 < figures["inference_busy_share"] <= 1 and figures["server_batch_mean"] > 0
+    else:
+        assert figures["threads"] == 1 and figures["inference_busy_share"] is None

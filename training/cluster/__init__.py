@@ -2,8 +2,8 @@
 
 * :mod:`training.cluster.connect`: joining a cluster for a command.
 * :mod:`training.cluster.storage`: the run directory as a shared path or an fsspec URL.
-* :mod:`training.cluster.inference`: the inference actor (one per GPU, or per CPU node), batching the
-  leaves of many self-play actors into one network call.
+* :mod:`training.cluster.inference`: the inference actor (one per GPU), batching the leaves of many
+  self-play actors into one network call, and the loading of an actor's network.
 * :mod:`training.cluster.worker`: the self-play actor and the generation's shared game budget.
 * :mod:`training.cluster.pool`: the actors' layout over the nodes, grown as nodes join.
 * :mod:`training.cluster.selfplay`: the driver that hands out games and saves each as it ends.

@@ -6,8 +6,10 @@ position arrays and legal masks the search already made) to an
 sees as any other evaluator. The server is an asyncio actor: requests that
 arrive while the device is busy wait and go together in the next call of the
 network (continuous batching), so the batch grows with the number of actors
-that feed it, with no timer to tune. One server runs per GPU, or one per node
-on a CPU-only node.
+that feed it, with no timer to tune. One server runs per GPU. On a CPU-only
+node the self-play actors run the network themselves by default (see
+:class:`~training.cluster.pool.Layout`); :func:`actor_evaluator` loads the
+network of either kind of actor.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from engine import Evaluation, PositionBatch, Rules
+from engine import Evaluation, Evaluator, PositionBatch, Rules
 
-__all__ = ["InferenceServer", "RemoteEvaluator", "InferenceStats"]
+__all__ = ["InferenceServer", "RemoteEvaluator", "InferenceStats", "actor_evaluator", "describe_evaluator",
+           "process_cpu_seconds"]
 
 InferenceStats = dict[str, float]
 """What a server has done since it started: ``calls``, ``positions``, ``busy_s`` (seconds inside the network's
@@ -32,28 +35,12 @@ driver's NVML where there is a GPU and pynvml; -1 otherwise)."""
 
 
 class InferenceServer:
-    """A model's evaluator behind a queue (made a Ray actor by :mod:`training.cluster.pool`).
-
-    ``model`` is the model file's bytes (from Ray's object store: no shared filesystem needed);
-    ``options`` an :class:`~engine.nn.loading.EvaluatorOptions`; ``threads`` the torch CPU threads (None:
-    torch's default, which Ray sets to the actor's CPUs).
-    """
+    """A model's evaluator behind a queue (made a Ray actor by :mod:`training.cluster.pool`): ``model``,
+    ``options`` and ``threads`` as :func:`actor_evaluator` takes them."""
 
     def __init__(self, model: bytes, rules_text: str, options: Any, threads: int | None) -> None:
-        from engine import load_evaluator, set_cpu_threads
-
-        set_cpu_threads(threads)  # the actor's process is this server's own
         self.rules = Rules.parse(rules_text)
-        handle, path = tempfile.mkstemp(suffix=".safetensors")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(model)
-            self.evaluator = load_evaluator(self.rules, path, options)
-        finally:
-            os.unlink(path)
-        warm_up = getattr(self.evaluator, "warm_up", None)
-        if warm_up is not None:
-            warm_up(self.rules.size)  # compiling, before the first request waits on it
+        self.evaluator = actor_evaluator(model, self.rules, options, threads)
         self.executor = ThreadPoolExecutor(1)  # the network runs off the event loop, which keeps taking requests
         self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, asyncio.Future[Evaluation]]] = []
         self.draining = False
@@ -99,8 +86,7 @@ class InferenceServer:
 
     async def report(self) -> InferenceStats:
         """The totals so far (see :data:`InferenceStats`)."""
-        times = os.times()
-        return {**self.stats, "alive_s": time.monotonic() - self.started, "cpu_s": times.user + times.system,
+        return {**self.stats, "alive_s": time.monotonic() - self.started, "cpu_s": process_cpu_seconds(),
                 "gpu_utilization": _gpu_utilization(getattr(self.evaluator, "device", None))}
 
     async def clear_cache(self) -> None:
@@ -110,12 +96,45 @@ class InferenceServer:
             clear()
 
     async def describe(self) -> dict[str, Any]:
-        """Device, dtype, runtime and torch CPU threads of the network, as ``engine bench`` reports them."""
-        import torch
+        """The network's device, dtype, runtime and torch CPU threads (see :func:`describe_evaluator`)."""
+        return describe_evaluator(self.evaluator)
 
-        evaluator = self.evaluator
-        return {"device": str(getattr(evaluator, "device", "cpu")), "dtype": getattr(evaluator, "dtype_name", ""),
-                "runtime": getattr(evaluator, "runtime", ""), "threads": torch.get_num_threads()}
+
+def actor_evaluator(model: bytes, rules: Rules, options: Any, threads: int | None) -> Evaluator:
+    """The network of an actor (an inference server, or a self-play actor that runs its own), loaded from the
+    model file's bytes ``model`` (from Ray's object store: no shared filesystem needed) with ``options`` (an
+    :class:`~engine.nn.loading.EvaluatorOptions`) and warmed up (compiled) before a first evaluation waits on
+    it. Sets the process's torch CPU threads to ``threads`` (None: every core): the actor's process is its own.
+    """
+    from engine import load_evaluator, set_cpu_threads
+
+    set_cpu_threads(threads)
+    handle, path = tempfile.mkstemp(suffix=".safetensors")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(model)
+        evaluator = load_evaluator(rules, path, options)
+    finally:
+        os.unlink(path)
+    warm_up = getattr(evaluator, "warm_up", None)
+    if warm_up is not None:
+        warm_up(rules.size)
+    return evaluator
+
+
+def describe_evaluator(evaluator: Evaluator) -> dict[str, Any]:
+    """Device, dtype, runtime and torch CPU threads of an actor's network, as ``engine bench`` reports them."""
+    import torch
+
+    return {"device": str(getattr(evaluator, "device", "cpu")), "dtype": getattr(evaluator, "dtype_name", ""),
+            "runtime": getattr(evaluator, "runtime", ""), "threads": torch.get_num_threads()}
+
+
+def process_cpu_seconds() -> float:
+    """CPU seconds this process has spent (user and system), all its threads together: the network's torch
+    threads too, not its child processes."""
+    times = os.times()
+    return times.user + times.system
 
 
 def _gpu_utilization(device: Any) -> float:
@@ -142,3 +161,9 @@ class RemoteEvaluator:
         if legal is None:
             legal = positions.legal_masks()
         return ray.get(self.server.evaluate.remote(positions.cells, positions.info, legal))
+
+    def clear_cache(self) -> None:
+        """Forget the server's cached evaluations."""
+        import ray
+
+        ray.get(self.server.clear_cache.remote())

@@ -1,12 +1,13 @@
-"""Where the actors run: inference servers and self-play actors laid out over the cluster's nodes.
+"""Where the actors run: self-play actors, and the inference servers they feed, laid out over the cluster's nodes.
 
-Each alive node gets its servers (one per GPU; one on a CPU-only node) and its
-self-play actors (one per CPU left, or ``actors_per_node``), pinned to it so
-that leaves cross no network. :meth:`ActorPool.grow` looks at the nodes again
-(the driver calls it every few seconds): a node that joined gets its actors,
-and an actor dropped after failing is replaced. Self-play actors restart after
-a crash (``max_restarts``); servers restart too, and a request they lost is
-retried (``max_task_retries``: an evaluation has no side effect).
+Each alive node gets its self-play actors (one per CPU its servers leave, or
+``actors_per_node``), which run their own network on a CPU-only node and feed
+the node's servers (one per GPU) on a GPU node (:class:`Layout`), all pinned to
+the node so that leaves cross no network. :meth:`ActorPool.grow` looks at the
+nodes again (the driver calls it every few seconds): a node that joined gets
+its actors, and an actor dropped after failing is replaced. Self-play actors
+restart after a crash (``max_restarts``); servers restart too, and a request
+they lost is retried (``max_task_retries``: an evaluation has no side effect).
 """
 
 from __future__ import annotations
@@ -24,20 +25,41 @@ WORKER_RESTARTS = 3
 SERVER_RESTARTS = 3
 
 
+INFERENCE = ("auto", "server", "actor")
+"""Where a node's network runs (:attr:`Layout.inference`)."""
+
+
 @dataclass(frozen=True)
 class Layout:
-    """How many actors a node gets: ``actors_per_node`` self-play actors (None: one per CPU the servers
-    leave), servers as the node's GPUs (one on a CPU-only node, taking ``server_cpus``); ``threads``:
-    torch threads of a CPU server (None: its CPUs)."""
+    """Where the network runs and how many actors a node gets.
+
+    ``inference``: ``server``, in inference servers that the node's self-play actors feed (one per GPU; one on
+    a CPU-only node, taking ``server_cpus``); ``actor``, in every self-play actor (on the device the evaluator
+    options pick: a GPU node's GPU, unless they say cpu); ``auto``, servers on GPU nodes and in-actor networks
+    on CPU-only nodes. On a CPU the network is most (~85%) of self-play's work and batching across actors
+    gains little past ~100 positions a call, so a CPU server keeps the cores of the actors that wait on it
+    idle: actors that each alternate search and their own one-thread network use every core.
+    ``actors_per_node``: self-play actors (None: one per CPU the servers leave). ``threads``: torch threads of
+    each network on a CPU, a CPU server's (None: every core) or each self-play actor's own (None: 1).
+    """
 
     actors_per_node: int | None = None
     server_cpus: float = 1.0
     threads: int | None = None
+    inference: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.inference not in INFERENCE:
+            raise ValueError(f"inference {self.inference!r}: expected one of {', '.join(INFERENCE)}")
 
     def plan(self, cpus: float, gpus: int) -> tuple[int, float, int, float]:
-        """(servers, CPUs each, self-play actors, CPUs each) for a node with ``cpus`` and ``gpus``."""
-        servers = max(gpus, 1)
-        server_cpus = min(self.server_cpus, cpus / 2) if gpus == 0 else min(1.0, cpus / (servers + 1))
+        """(servers, CPUs each, self-play actors, CPUs each) for a node with ``cpus`` and ``gpus``; no servers:
+        the self-play actors run their own network."""
+        if self.inference == "actor" or (self.inference == "auto" and gpus == 0):
+            servers, server_cpus = 0, 0.0
+        else:
+            servers = max(gpus, 1)
+            server_cpus = min(self.server_cpus, cpus / 2) if gpus == 0 else min(1.0, cpus / (servers + 1))
         left = max(cpus - servers * server_cpus, 0.0)
         actors = self.actors_per_node or max(int(left), 1)
         return servers, server_cpus, actors, min(1.0, left / actors) if left > 0 else 0.0
@@ -49,7 +71,6 @@ class Slot:
     ``delivered``: the lease's games so far, ``games``: the actor's in all)."""
 
     actor: Any
-    server: Any
     node: str
     lease: int = -1
     generator: Any = None
@@ -113,10 +134,12 @@ class ActorPool:
                 self.wanted[node_id] = actors
             have = sum(1 for slot in self.slots if slot.node == node_id)
             for index in range(have, self.wanted[node_id]):
-                server = self.servers[node_id][index % len(self.servers[node_id])]
+                here = self.servers[node_id]
+                network = ({"server": here[index % len(here)]} if here else
+                           {"model": self.model, "options": self.options, "threads": self.layout.threads or 1})
                 actor = worker_class.options(num_cpus=actor_cpus, scheduling_strategy=pin).remote(
-                    str(self.rules), self.config, self.model_name, server)
-                new.append(Slot(actor, server, node_id))
+                    str(self.rules), self.config, self.model_name, **network)
+                new.append(Slot(actor, node_id))
         self.slots += new
         return new
 

@@ -1,5 +1,5 @@
 """One progress display for the whole cluster: games done, games/hour, positions/s, actors, and how busy the
-inference servers (and their GPUs, where there are some) are. Ray's own dashboard is left as it is."""
+inference servers and their GPUs are, where there are some. Ray's own dashboard is left as it is."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class ClusterProgress:
 
     :meth:`watch` asks the inference servers for their totals without waiting for them (a server that is
     still loading answers later): the busy share is the servers' time inside the network over wall time,
-    over all servers.
+    over all servers (none shown without servers).
     """
 
     def __init__(self, total: int, desc: str, leave: bool = True) -> None:

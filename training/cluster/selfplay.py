@@ -60,9 +60,9 @@ def play_on_ray(pool: ActorPool, games: int, output: GameSink,
                 leave: bool = True) -> SelfPlaySummary:
     """Play ``games`` games with ``pool``'s actors and save each through ``output`` as it arrives.
 
-    ``on_cpu(seconds)`` hears of the CPU time the actors spend (self-play with each game, inference at the
-    end), which the loop's CPU budget counts; ``on_game`` is called after each game is saved (and its CPU
-    time told).
+    ``on_cpu(seconds)`` hears of the CPU time the actors spend (a self-play actor's, its own network's
+    included, with each game; the inference servers' at the end), which the loop's CPU budget counts;
+    ``on_game`` is called after each game is saved (and its CPU time told).
     """
     import ray
 
@@ -143,7 +143,7 @@ def _end_lease(streams: dict[Any, Slot], slot: Slot, tickets: Any) -> int:
 
 
 def _server_cpu(pool: ActorPool) -> float:
-    """CPU seconds the pool's inference servers spent (loading and compiling included)."""
+    """CPU seconds the pool's inference servers spent (loading and compiling included; none without servers)."""
     import ray
 
     reports = [server.report.remote() for server in pool.all_servers()]
@@ -160,8 +160,9 @@ def _server_cpu(pool: ActorPool) -> float:
 def bench_on_ray(model_path: str | Path, rules: Rules, config: SelfPlayConfig, options: Any, layout: Layout,
                  warm_up: float, seconds: float) -> tuple[SelfPlaySummary, dict[str, Any]]:
     """``engine bench selfplay --ray``: every self-play actor plays a timed window (after ``warm_up`` s) at
-    once. Returns their summed totals (``seconds``: the windows' mean) and the servers' device, dtype,
-    runtime, actor and server counts, the servers' busy share (warm-up included) and their mean batch."""
+    once. Returns their summed totals (``seconds``: the windows' mean) and the network's device, dtype,
+    runtime and threads, the actor and server counts, and with servers their busy share (warm-up included)
+    and mean batch (None without servers)."""
     import statistics
 
     import ray
@@ -169,7 +170,7 @@ def bench_on_ray(model_path: str | Path, rules: Rules, config: SelfPlayConfig, o
     with model_pool(model_path, rules, config, options, layout) as pool:
         pool.grow()
         servers = pool.all_servers()
-        described = ray.get(servers[0].describe.remote())  # waits for the server to load and compile
+        described = ray.get([slot.actor.describe.remote() for slot in pool.slots])[0]  # all loaded, compiled
         before = ray.get([server.report.remote() for server in servers])
         summaries = ray.get([slot.actor.bench.remote(lease, warm_up, seconds)
                              for lease, slot in enumerate(pool.slots)])
@@ -178,10 +179,8 @@ def bench_on_ray(model_path: str | Path, rules: Rules, config: SelfPlayConfig, o
     for part in summaries:
         total.merge(part)
     total.seconds = statistics.mean(part.seconds for part in summaries)
-    busy = sum(a["busy_s"] - b["busy_s"] for a, b in zip(after, before))
-    span = sum(a["alive_s"] - b["alive_s"] for a, b in zip(after, before))
-    calls = sum(a["calls"] - b["calls"] for a, b in zip(after, before))
-    positions = sum(a["positions"] - b["positions"] for a, b in zip(after, before))
+    busy, span, calls, positions = (sum(a[key] - b[key] for a, b in zip(after, before))
+                                    for key in ("busy_s", "alive_s", "calls", "positions"))
     return total, {**described, "actors": len(summaries), "servers": len(servers),
-                   "inference_busy_share": busy / span if span > 0 else 0.0,
-                   "server_batch_mean": positions / calls if calls else 0.0}
+                   "inference_busy_share": busy / span if span > 0 else None,
+                   "server_batch_mean": positions / calls if calls else None}

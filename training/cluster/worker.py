@@ -2,17 +2,17 @@
 
 A :class:`SelfPlayWorker` runs the very self-play of one process
 (:func:`~training.selfplay.play_games`: many games in flight, one evaluator
-call per step) with a :class:`~training.cluster.inference.RemoteEvaluator`,
-and streams each game to the driver as it ends (a Ray generator), so the
-driver holds every finished game at once and an actor that dies loses only its
-games in flight. Before a game starts, the actor takes a ticket from
-:class:`GameTickets`: the actors of a generation start exactly the games it
-still needs, however many actors there are and whenever they join.
+call per step), with its own network (by default on a CPU-only node) or a
+:class:`~training.cluster.inference.RemoteEvaluator` of its node's inference
+server (on a GPU node), and streams each game to the driver as it ends (a Ray
+generator), so the driver holds every finished game at once and an actor that
+dies loses only its games in flight. Before a game starts, the actor takes a
+ticket from :class:`GameTickets`: the actors of a generation start exactly the
+games it still needs, however many actors there are and whenever they join.
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Iterator
@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine import Rules
-from training.cluster.inference import RemoteEvaluator
+from training.cluster.inference import RemoteEvaluator, actor_evaluator, describe_evaluator, process_cpu_seconds
 from training.selfplay import FinishedGame, SelfPlayConfig, SelfPlaySummary, play_games
 
 __all__ = ["GameTickets", "SelfPlayWorker", "lease_seed"]
@@ -58,11 +58,6 @@ def lease_seed(config: SelfPlayConfig, lease: int) -> SelfPlayConfig:
     return config if config.seed is None else replace(config, seed=config.seed + 7919 * (lease + 1))
 
 
-def _cpu_seconds() -> float:
-    times = os.times()
-    return times.user + times.system
-
-
 class _Handoff:
     """The sink that passes each finished game to the generator that streams it to the driver."""
 
@@ -75,18 +70,29 @@ class _Handoff:
 
 
 class SelfPlayWorker:
-    """A self-play actor (CPU only): searches here, network calls to its inference ``server``."""
+    """A self-play actor: searches here, and evaluates its leaves with its inference ``server`` (an
+    :class:`~training.cluster.inference.InferenceServer` handle) or, with no server, with its own network
+    (``model``, ``options`` and ``threads`` as :func:`~training.cluster.inference.actor_evaluator` takes them).
+    ``model_name`` names the games' model."""
 
-    def __init__(self, rules_text: str, config: SelfPlayConfig, model: str, server: Any) -> None:
+    def __init__(self, rules_text: str, config: SelfPlayConfig, model_name: str, server: Any = None,
+                 model: bytes | None = None, options: Any = None, threads: int | None = 1) -> None:
         self.rules = Rules.parse(rules_text)
         self.config = config
-        self.model = model
-        self.evaluator = RemoteEvaluator(server)
+        self.model = model_name
         self.server = server
+        if server is not None:
+            self.evaluator: Any = RemoteEvaluator(server)
+        elif model is not None:
+            self.evaluator = actor_evaluator(model, self.rules, options, threads)
+        else:
+            raise ValueError("a self-play actor needs an inference server or the model's bytes")
+        self.reported = 0.0  # this process's CPU seconds told to the driver (its start-up and loading too)
 
     def play(self, lease: int, tickets: Any, wants_sgf: bool) -> Iterator[tuple[FinishedGame, float]]:
         """Play games while ``tickets`` gives them, yielding each as it ends with the CPU seconds this
-        actor spent since the last one (the loop's CPU budget counts them)."""
+        actor's process spent (its own network's included) since it last told them, or since it started
+        (the loop's CPU budget counts them)."""
         import ray
 
         items: queue.Queue[Any] = queue.Queue()
@@ -101,19 +107,25 @@ class SelfPlayWorker:
                 items.put(None)
 
         threading.Thread(target=run, name=f"self-play lease {lease}", daemon=True).start()
-        cpu = _cpu_seconds()
         while (item := items.get()) is not None:
             if isinstance(item, BaseException):
                 raise item
-            now = _cpu_seconds()
-            yield item, now - cpu
-            cpu = now
+            now = process_cpu_seconds()
+            yield item, now - self.reported
+            self.reported = now
 
     def bench(self, lease: int, warm_up: float, seconds: float) -> SelfPlaySummary:
         """``engine bench selfplay``'s timed window, played here (see :func:`training.bench.timed_selfplay`)."""
-        import ray
-
         from training.bench import timed_selfplay
 
         return timed_selfplay(self.evaluator, self.rules, self.model, lease_seed(self.config, lease), warm_up,
-                              seconds, lambda: ray.get(self.server.clear_cache.remote()))
+                              seconds, self.evaluator.clear_cache)
+
+    def describe(self) -> dict[str, Any]:
+        """The device, dtype, runtime and torch CPU threads of the network this actor searches with: its
+        server's, or its own (see :func:`~training.cluster.inference.describe_evaluator`)."""
+        import ray
+
+        if self.server is not None:
+            return ray.get(self.server.describe.remote())
+        return describe_evaluator(self.evaluator)
