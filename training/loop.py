@@ -205,7 +205,7 @@ class _Run:
     def save_progress(self) -> None:
         """Note the running phase's CPU time so far (``cpu_pending``), so that a kill does not lose it:
         the games that phase wrote are kept, and the compute that made them counts."""
-        self.state["current"]["cpu_pending"] = round(self.cpu_seconds() - self.phase_cpu, 1)
+        self.state["current"]["cpu_pending"] = round(self.cpu_seconds() - self.phase_cpu, 3)
         self.save_state(everything=False)
 
     def fold_pending_cpu(self) -> None:
@@ -213,7 +213,7 @@ class _Run:
         current = self.state["current"]
         pending = current.pop("cpu_pending", 0.0)
         if pending:
-            current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + pending, 1)
+            current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + pending, 3)
 
     @property
     def best(self) -> Path:
@@ -422,9 +422,10 @@ def _sized_like_start_model(config: LoopConfig) -> LoopConfig:
 
 
 def _cpu_seconds() -> float:
-    """User and system CPU time of this process and of its finished children (self-play workers)."""
+    """User and system CPU time of this process (to the nanosecond clock, not os.times' 10 ms ticks, so that a
+    few quick games count) and of its finished children (self-play workers)."""
     times = os.times()
-    return times.user + times.system + times.children_user + times.children_system
+    return time.process_time() + times.children_user + times.children_system
 
 
 def cpu_hours_used(state: dict[str, Any]) -> float:
@@ -486,7 +487,7 @@ def _run_locked(root: Path, config: LoopConfig, report: Callable[[str], None],
             current.pop("cpu_pending", None)
             if phase not in _UNCOUNTED:
                 current["cpu_seconds"] = round(current.get("cpu_seconds", 0.0) + run.cpu_seconds() - run.phase_cpu,
-                                               1)
+                                               3)
             following = PHASES.index(phase) + 1
             run.state["phase"] = PHASES[following] if following < len(PHASES) else "done"
             run.save_state()
