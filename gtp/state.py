@@ -206,6 +206,8 @@ class EngineState:
             else:
                 log.info("network: %s (loading)", model)
             self._player = self._player_for(self.rules)
+            if model is not None:
+                log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
             result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)

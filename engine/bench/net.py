@@ -62,6 +62,7 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
     net = PolicyValueNet(config)
     stand_in = _PlaneCount(in_planes)
     evaluator: NetEvaluator | NumpyEvaluator
+    planes = (np.random.default_rng(0).random((batch, in_planes, size, size)) < 0.3).astype(np.uint8)
     if runtime == "numpy":
         if device not in (None, "cpu") or dtype not in ("auto", "fp32"):
             raise click.UsageError("--runtime numpy runs fp32 on the cpu")
@@ -70,8 +71,8 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
         thread_count = threads or len(os.sched_getaffinity(0))   # OpenBLAS's default: every core
     else:
         thread_count = set_cpu_threads(threads)
-        evaluator = NetEvaluator(net, stand_in, device=device, dtype=dtype, cache_size=0, runtime=runtime)
-    planes = (np.random.default_rng(0).random((batch, in_planes, size, size)) < 0.3).astype(np.uint8)
+        evaluator = NetEvaluator(net, stand_in, device=device, dtype=dtype, cache_size=0, runtime=runtime,
+                                 calibration=planes if dtype == "int8" else None)
 
     def step() -> float:
         evaluator.infer(planes)

@@ -16,7 +16,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 __all__ = ["NetConfig", "NetOutput", "HEADS", "AUX_HEADS", "VALUE_HIDDEN", "POOLED_HEAD_FILTERS", "MIN_STDEV",
-           "BN_EPSILON", "parse_aux_heads", "state_shapes"]
+           "BN_EPSILON", "DTYPES", "parse_aux_heads", "state_shapes"]
+
+DTYPES = ("auto", "fp32", "bf16", "int8")
+"""The network's arithmetic (``--dtype``); int8 is the CPU's quantized tower (:mod:`engine.nn.int8`)."""
 
 HEADS = ("fc", "pooled")
 AUX_HEADS = ("ownership", "score")

@@ -22,6 +22,7 @@ from engine.nn.config import NetOutput
 if TYPE_CHECKING:
     import torch
 
+    from engine.nn.int8 import Int8Network
     from engine.nn.model_file import Model
     from engine.nn.net import PolicyValueNet
 
@@ -126,7 +127,10 @@ class NetEvaluator(CachedNetEvaluator):
     construction: build a new evaluator to see newer weights.
 
     ``device``: None picks cuda, then mps, else cpu. ``dtype``: ``auto``,
-    ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`). Torch's CPU
+    ``fp32`` or ``bf16`` (autocast; see :func:`pick_dtype`), or ``int8`` on
+    the CPU: the residual blocks quantized (:mod:`engine.nn.int8`), eager,
+    their ranges calibrated on ``calibration`` planes, by default encoded
+    random positions of the encoder's rules. Torch's CPU
     threads are the process's, set by the caller (:func:`set_cpu_threads`).
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
     if compiling fails (no C++ compiler, say) the evaluator warns once and
@@ -142,7 +146,8 @@ class NetEvaluator(CachedNetEvaluator):
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
                  dtype: str = "auto", random_symmetry: bool = False, cache_size: int = DEFAULT_CACHE_SIZE,
-                 seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False) -> None:
+                 seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False,
+                 calibration: np.ndarray | None = None) -> None:
         import torch
 
         from engine.nn.net import PolicyValueNet
@@ -152,13 +157,16 @@ class NetEvaluator(CachedNetEvaluator):
         super().__init__(net.config, info, encoder, random_symmetry=random_symmetry, cache_size=cache_size,
                          seed=seed)
         self.device = pick_device(device)
-        self.dtype = pick_dtype(dtype, self.device)
-        self.dtype_name = "bf16" if self.dtype == torch.bfloat16 else "fp32"   # as --dtype spells it
+        if dtype == "int8" and (self.device.type != "cpu" or runtime == "compile"):
+            raise ValueError(f"--dtype int8 runs eagerly on the cpu, not {runtime} on {self.device}")
+        self.dtype = pick_dtype("fp32" if dtype == "int8" else dtype, self.device)
+        self.dtype_name = "int8" if dtype == "int8" else "bf16" if self.dtype == torch.bfloat16 else "fp32"
         self.channels_last = self.device.type == "cuda"   # NHWC helps cuDNN; measured slower on CPU
         self.net = net.for_inference().to(self.device)
         if self.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
-        self.runtime = pick_runtime(runtime, self.device)
+        self.runtime = "eager" if dtype == "int8" else pick_runtime(runtime, self.device)
+        self._int8 = None if dtype != "int8" else self._quantized(calibration)
         self.eager_until_compiled = eager_until_compiled
         self._compiled: Callable[[torch.Tensor], NetOutput[torch.Tensor]] | None = None   # built on first use
         self._compiled_sizes: set[int] = set()   # board sizes the compiled form has run on
@@ -181,9 +189,20 @@ class NetEvaluator(CachedNetEvaluator):
             if self.runtime == "compile":
                 self._compiled_forward(x)
             else:
-                self.net(x)
+                self._network(x)
 
     # ------------------------------------------------------------ internals
+    def _quantized(self, calibration: np.ndarray | None) -> "Int8Network":
+        """The int8 network, calibrated on ``calibration`` or on random positions of the encoder's rules."""
+        from engine.nn.int8 import Int8Network, calibration_planes
+
+        if calibration is None:
+            rules = getattr(self.encoder, "rules", None)
+            if rules is None:
+                raise ValueError("--dtype int8 needs calibration planes or an encoder with rules")
+            calibration = calibration_planes(rules, self.encoder)
+        return Int8Network(self.net, calibration)
+
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
         """Planes to the device, the network (compiled or eager), every head back as float32 host arrays."""
         import torch
@@ -203,6 +222,8 @@ class NetEvaluator(CachedNetEvaluator):
         return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype_name == "bf16")
 
     def _network(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
+        if self._int8 is not None:
+            return self._int8(x)
         if self.runtime == "compile" and (not self.eager_until_compiled or x.shape[-1] in self._compiled_sizes):
             return self._compiled_forward(x)
         return self.net(x)

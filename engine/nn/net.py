@@ -159,7 +159,12 @@ class PolicyValueNet(nn.Module):
         if size is not None and planes.shape[-1] != size:
             raise ValueError(f"this {self.config.name} network plays {size}x{size}, not "
                              f"{planes.shape[-1]}x{planes.shape[-1]}")
-        policy, value, spatial, hidden = self.heads(self.tower(torch.relu(self.stem(planes))))
+        return self.from_trunk(self.tower(torch.relu(self.stem(planes))), planes)
+
+    def from_trunk(self, trunk: Tensor, planes: Tensor) -> NetOutput[Tensor]:
+        """The heads' outputs from the tower's features ``trunk`` (``planes``: the input they came from,
+        for a black-value network's side to move); a tower computed another way (int8) shares the heads."""
+        policy, value, spatial, hidden = self.heads(trunk)
         if self.config.value_black_plane is not None:   # black's value -> the side to move's
             value = value * (2 * planes[:, self.config.value_black_plane, 0, 0] - 1)
         ownership = score_mean = score_stdev = None

@@ -28,7 +28,7 @@ def test_help_is_light() -> None:
 def test_help_names_the_options() -> None:
     result = CliRunner().invoke(main, ["gtp", "--help"])
     for option in ("--model", "--game", "--size", "--rules", "--komi", "--visits", "--time", "--batch", "--device",
-                   "--threads", "--runtime", "--seed"):
+                   "--dtype", "--threads", "--runtime", "--seed"):
         assert option in result.output
 
 
@@ -64,6 +64,11 @@ def test_a_fresh_install_plays_go_on_the_bundled_network() -> None:
     stderr = _play_a_few_commands()
     assert f"network: {bundled}" in stderr
     assert "uniform priors" not in stderr
+
+
+def test_int8_plays_on_the_cpu_and_says_so() -> None:
+    stderr = _play_a_few_commands("--dtype", "int8", "--device", "cpu")
+    assert "dtype=int8, runtime=eager" in stderr
 
 
 def test_uniform_plays_without_a_network_and_says_so() -> None:
