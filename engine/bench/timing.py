@@ -81,7 +81,7 @@ def _runtime_options(command: _Command, runtimes: list[str]) -> _Command:
         click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
         click.option("--dtype", type=click.Choice(DTYPES), default="auto",
                      show_default=True, help="auto: bf16 where the hardware has it natively, else fp32. int8: "
-                     "the residual blocks quantized, on the cpu, eager (about 2x bf16's speed)."),
+                     "the residual blocks quantized, on the cpu, eager (about 2x bf16's speed on big networks)."),
         click.option("--runtime", type=click.Choice(runtimes), default="auto", show_default=True,
                      help="auto: torch.compile on a CPU (10-25 s once per process), else eager." + numpy),
         click.option("--threads", type=click.IntRange(1), default=None,

@@ -22,11 +22,11 @@ RUNTIMES = ("auto", "eager", "compile", "numpy")
 
 @dataclass(frozen=True)
 class EvaluatorOptions:
-    """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16),
-    a random symmetry per evaluation, the evaluation cache size, the runtime, and whether a board
-    size runs eagerly until ``warm_up`` compiled it (``eager_until_compiled``: front ends, which
-    must answer at once). Torch's CPU threads are the process's, not an evaluator's: the command
-    sets them (``set_cpu_threads``).
+    """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16, int8:
+    ``engine.nn.config.DTYPES``), a random symmetry per evaluation, the evaluation cache size, the
+    runtime, and whether a board size runs eagerly until ``warm_up`` compiled it
+    (``eager_until_compiled``: front ends, which must answer at once). Torch's CPU threads are the
+    process's, not an evaluator's: the command sets them (``set_cpu_threads``).
 
     ``runtime``: one of :data:`RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
     (:func:`~engine.nn.evaluator.pick_runtime`); ``numpy`` runs the numpy forward pass
