@@ -109,6 +109,17 @@ def test_bad_command_lines_are_usage_errors(args: list[str], message: str) -> No
     assert result.exit_code == 2 and message in result.output
 
 
+def test_int8_analyses_on_the_cpu_and_says_so() -> None:
+    query = {"id": "q", "moves": [["B", "E5"]], "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,
+             "maxVisits": 8}
+    result = subprocess.run([*ENGINE, "analysis", "--dtype", "int8", "--device", "cpu"],
+                            input=(json.dumps(query) + "\n").encode(), capture_output=True, timeout=300)
+    assert result.returncode == 0, result.stderr.decode()
+    reply = json.loads(result.stdout.decode().splitlines()[-1])
+    assert reply["id"] == "q" and reply["rootInfo"]["visits"] >= 8 and reply["moveInfos"]
+    assert "dtype=int8, runtime=eager" in result.stderr.decode()
+
+
 def test_the_command_line_as_katrain_writes_it(tmp_path: Path) -> None:
     """KataGo's single-dash options, a config file, overrides; responses on stdout, one warning on stderr."""
     config = tmp_path / "analysis.cfg"
