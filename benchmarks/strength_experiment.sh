@@ -40,7 +40,8 @@
 # games still missing. The arms' code is frozen: `run` notes the commit of the code it imports in
 # WORK/code.txt and refuses to go on with another one; import the arms' code from a worktree of that
 # commit: `git worktree add --detach ../arms-code $(cat benchmarks/results/strength/code.txt)`, then
-# `PYTHONPATH=../arms-code benchmarks/strength_experiment.sh WORK run`.
+# `PYTHONPATH=../arms-code benchmarks/strength_experiment.sh WORK run` (and `... rate`: the ratings too are
+# played by that code, so that matches played in different sessions compare).
 set -euo pipefail
 
 WORK=${1:-runs/strength}
@@ -162,21 +163,27 @@ restore() {
     done
 }
 
+check_code() {  # the arms train and are rated by one frozen commit's code
+    local code
+    code=$(cd / && git -C "$(python -c 'import pathlib, training; print(pathlib.Path(training.__file__).parents[1])')" \
+        rev-parse HEAD)
+    if [ -f "$WORK/code.txt" ] && [ "$(cat "$WORK/code.txt")" != "$code" ]; then
+        echo "the arms ran from commit $(cat "$WORK/code.txt"), this is $code: $ACTION them from that commit" >&2
+        exit 2
+    fi
+    echo "$code" >"$WORK/code.txt"
+}
+
 case "$ACTION" in
     run)
-        code=$(git -C "$(python -c 'import pathlib, training; print(pathlib.Path(training.__file__).parents[1])')" \
-            rev-parse HEAD)
-        if [ -f "$WORK/code.txt" ] && [ "$(cat "$WORK/code.txt")" != "$code" ]; then
-            echo "the arms ran from commit $(cat "$WORK/code.txt"), this is $code: run them from that commit" >&2
-            exit 2
-        fi
-        echo "$code" >"$WORK/code.txt"
+        check_code
         export -f run_arm arm_options
         export WORK CPU_HOURS START RULES
         # shellcheck disable=SC2086
         printf '%s\n' $ARMS | xargs -P 2 -I{} bash -c 'run_arm {}'
         ;;
     rate)
+        check_code
         rate start "$START"
         for arm in $ARMS; do rate "$arm" "$(last_model "$WORK/$arm")"; done
         ;;
