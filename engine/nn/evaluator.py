@@ -201,7 +201,7 @@ class NetEvaluator(CachedNetEvaluator):
             if rules is None:
                 raise ValueError("--dtype int8 needs calibration planes or an encoder with rules")
             calibration = calibration_planes(rules, self.encoder)
-        return Int8Network(self.net, calibration)
+        return Int8Network(self.net, calibration, bf16_stem=bf16_is_native())
 
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
         """Planes to the device, the network (compiled or eager), every head back as float32 host arrays."""

@@ -10,17 +10,18 @@ faster than bf16. int8 products (VNNI) run at twice bf16's rate: oneDNN's
 quantized convolutions took the b15c192 tower from 278 to 139 ms a batch of 16,
 b6c64's from 14.5 to 8.5 ms.
 
-Scheme: the stem (planes to filters, ~1% of the work) and the heads run in
-float32; each residual block takes uint8 activations (one scale per tensor,
-ReLU outputs are never negative) and int8 weights (one scale per output
+Scheme: the stem (planes to filters, ~1% of the work; bf16 where the CPU has
+it natively) and the heads run in float; each residual block takes uint8
+activations (one scale per tensor) and int8 weights (one scale per output
 channel, the largest magnitude to 127), and ends in oneDNN's fused add and
-ReLU, requantized. Activation ranges come from the float network's largest
-value, per layer, over calibration planes: positions of random legal play
-(:func:`calibration_planes`) of the evaluator's board size, from the empty
-board to a crowded one. Values beyond them are clipped. On the held-out
-positions of real 9x9 games the int8 policy's KL to float32's is ~20x
-bf16's and the value differs by ~0.015 on average (``tests/engine/nn/test_int8.py``
-holds the bounds), in exchange for twice the visits a second.
+ReLU, requantized. Activation ranges are the float network's smallest and
+largest values, per tensor, over calibration planes: positions of random
+legal play (:func:`calibration_planes`) of the evaluator's board size, from
+the empty board to a crowded one; values beyond them are clipped. On
+positions of trained 9x9 networks' own play the int8 policy's KL to float32
+is 10-20 times bf16's and the value differs by 0.006-0.008 on average (bf16:
+0.002-0.0035); ``tests/engine/test_int8.py`` holds the bounds. In exchange,
+1.3x (b6c64) to 2x (b15c192) the positions a second of compiled bf16.
 
 torch's quantized tensors are deprecated (still in torch 2.13, which CI pins;
 their deprecation warning is silenced when this module loads: it would reach
@@ -120,7 +121,7 @@ class Int8Network:
     ``calibration``: planes whose float activations set each layer's range.
     """
 
-    def __init__(self, net: "PolicyValueNet", calibration: np.ndarray) -> None:
+    def __init__(self, net: "PolicyValueNet", calibration: np.ndarray, *, bf16_stem: bool = False) -> None:
         import torch
 
         why_not = int8_available()
@@ -129,6 +130,7 @@ class Int8Network:
         engines = torch.backends.quantized.supported_engines
         torch.backends.quantized.engine = "x86" if "x86" in engines else "onednn"
         self.net = net
+        self.bf16_stem = bf16_stem
         ranges = self._activation_ranges(torch.from_numpy(np.ascontiguousarray(calibration, np.float32)))
         self.input_qparams = _activation_qparams(*ranges[0])
         self.blocks = []
@@ -158,11 +160,13 @@ class Int8Network:
         return ranges
 
     def trunk(self, planes: "torch.Tensor") -> "torch.Tensor":
-        """The stem in float32, the residual blocks in int8: the trunk's features as float32."""
+        """The stem in float32 (bf16 if ``bf16_stem``), the residual blocks in int8: the trunk's features as
+        float32."""
         import torch
 
-        x = torch.relu(self.net.stem(planes.float()))
-        x = torch.quantize_per_tensor(x, *self.input_qparams, torch.quint8).contiguous(
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16_stem):
+            x = torch.relu(self.net.stem(planes.float()))
+        x = torch.quantize_per_tensor(x.float(), *self.input_qparams, torch.quint8).contiguous(
             memory_format=torch.channels_last)
         for first, second, (scale, zero_point) in self.blocks:
             x = torch.ops.quantized.add_relu(second(first(x)), x, scale, zero_point)

@@ -32,7 +32,7 @@ def _policy_play(evaluator: NetEvaluator, games: int = 6, moves: int = 50, seed:
         live = [game for game in boards if not game.is_over]
         if not live:
             break
-        seen += [game.position for game in live]
+        seen += [game.position.copy() for game in live]   # a Game updates its position in place
         priors = evaluator.evaluate([game.position for game in live]).priors
         for game, row in zip(live, priors):
             game.play(int(rng.choice(len(row), p=row / row.sum())))
@@ -64,8 +64,8 @@ def test_int8_stays_close_to_float32_on_the_positions_of_play(networks) -> None:
     assert len(positions) >= 200
     kl, value_error, same_top = _errors(fp32, int8, positions)
     bf16_kl, bf16_value_error, _ = _errors(fp32, bf16, positions)
-    # measured: KL ~1e-3 (bf16 ~5e-5), |dv| ~0.015 (bf16 ~0.004), the top move 96-97% the same
-    assert kl < 5e-3 and value_error < 0.04 and same_top > 0.9, (kl, value_error, same_top)
+    # measured: KL ~1e-3 (bf16 ~7e-5), |dv| ~0.008 (bf16 ~0.0035), the top move 98% the same (bf16 99.6%)
+    assert kl < 5e-3 and value_error < 0.025 and same_top > 0.9, (kl, value_error, same_top)
     assert kl > bf16_kl and value_error > 0.5 * bf16_value_error   # it is quantized, not silently float
     assert int8.dtype_name == "int8" and int8.runtime == "eager"
 
