@@ -28,7 +28,7 @@ match() {  # $1: name, $2: opponent command line, $3: seed
     mv "$WORK/$1.json.part" "$WORK/$1.json"
 }
 
-match gnugo10 "gnugo --mode gtp --level 10 --chinese-rules" 1
+match gnugo10 "gnugo --mode gtp --level 10 --chinese-rules --positional-superko" 1   # superko, as our rules
 SECONDS_A_MOVE=$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
     "$WORK/gnugo10.json")
 PACHI=$("$HERE/benchmarks/build_pachi.sh")

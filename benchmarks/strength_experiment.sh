@@ -27,7 +27,10 @@
 # Everything resumes: run the same command again after any stop. Needs ~1 GB per arm.
 #
 # Rating (`rate`): each arm's last network, and the start network, at 400 visits against GNU Go 3.8
-# level 10 and against the start network, GAMES (default 100) games each, colours alternating,
+# level 10 (with --positional-superko, as our Chinese rules: by default GNU Go forbids simple ko only,
+# and the match stops at the first illegal move; it did once, in game 39 of gumbel16's match, after the
+# start's and puct's 200 games had met no superko and were played without the option) and against the
+# start network, GAMES (default 100) games each, colours alternating,
 # 2 random opening moves, RATE_JOBS (default 2) games at a time, GNU Go scoring (`engine match --referee`);
 # results in WORK/ratings/*.json (a match cut short goes on from the games in its SGF folder).
 #
@@ -95,7 +98,7 @@ rate() {
     local match="--games $GAMES --size 9 --komi 7 --random-moves 2 --jobs $RATE_JOBS --referee"
     # shellcheck disable=SC2086  # $match is words
     [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
-        "gnugo --mode gtp --level 10 --chinese-rules" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
+        "gnugo --mode gtp --level 10 --chinese-rules --positional-superko" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
         --sgf-dir "$WORK/ratings/$name-gnugo10" --resume --json >"$WORK/ratings/$name-gnugo10.json.part" \
         && mv "$WORK/ratings/$name-gnugo10.json.part" "$WORK/ratings/$name-gnugo10.json"
     [ "$model" = "$START" ] && return 0
