@@ -95,18 +95,16 @@ rate() {
     local name=$1 model=$2
     mkdir -p "$WORK/ratings"
     local gtp="engine gtp --model $model --visits $VISITS --threads 1"
-    local match="--games $GAMES --size 9 --komi 7 --random-moves 2 --jobs $RATE_JOBS --referee"
-    # shellcheck disable=SC2086  # $match is words
-    [ -f "$WORK/ratings/$name-gnugo10.json" ] || nice -n 5 engine match "$gtp" \
-        "gnugo --mode gtp --level 10 --chinese-rules --positional-superko" $match "gnugo --mode gtp --chinese-rules" --seed 1 \
-        --sgf-dir "$WORK/ratings/$name-gnugo10" --resume --json >"$WORK/ratings/$name-gnugo10.json.part" \
-        && mv "$WORK/ratings/$name-gnugo10.json.part" "$WORK/ratings/$name-gnugo10.json"
-    [ "$model" = "$START" ] && return 0
-    # shellcheck disable=SC2086
-    [ -f "$WORK/ratings/$name-start.json" ] || nice -n 5 engine match "$gtp" \
-        "engine gtp --model $START --visits $VISITS --threads 1" $match "gnugo --mode gtp --chinese-rules" \
-        --seed 2 --sgf-dir "$WORK/ratings/$name-start" --resume --json >"$WORK/ratings/$name-start.json.part" \
-        && mv "$WORK/ratings/$name-start.json.part" "$WORK/ratings/$name-start.json"
+    match_once "$name-gnugo10" 1 "$gtp" "gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
+    [ "$model" = "$START" ] || match_once "$name-start" 2 "$gtp" "engine gtp --model $START --visits $VISITS --threads 1"
+}
+
+match_once() {  # $1: the match's name in WORK/ratings, $2: its seed, $3 and $4: the engines; kept once finished
+    local out="$WORK/ratings/$1"
+    [ -f "$out.json" ] && return 0
+    nice -n 5 engine match "$3" "$4" --games "$GAMES" --size 9 --komi 7 --random-moves 2 --jobs "$RATE_JOBS" \
+        --referee "gnugo --mode gtp --chinese-rules" --seed "$2" --sgf-dir "$out" --resume --json >"$out.json.part"
+    mv "$out.json.part" "$out.json"
 }
 
 save_arm() {  # $1: an arm's run directory, $2: where to keep it
