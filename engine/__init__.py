@@ -97,8 +97,6 @@ _HOMES = {
     "Model": "engine.nn.model_file",
     "load_model": "engine.nn.model_file",
     "save_model": "engine.nn.model_file",
-    # engine.nn.config (no torch)
-    "DTYPES": "engine.nn.config",
     # engine.nn.evaluator
     "NetEvaluator": "engine.nn.evaluator",
     "set_cpu_threads": "engine.nn.evaluator",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from engine import DTYPES
+from engine.bench.timing import dtype_option
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -79,10 +79,7 @@ def _add_engine_options(function: Any, runtime: str) -> Any:
                      help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy). One does "
                           "not collapse when another program takes a core (the README has the figures); more can "
                           "help on an idle many-core machine."),
-        click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True,
-                     help="The network's arithmetic: auto (bf16 where the CPU or GPU has it natively, else fp32), "
-                          "fp32, bf16, or int8 (CPU only, eager: residual blocks quantized, about twice bf16's "
-                          "speed on big networks such as Leela Zero's 15 and 20 blocks)."),
+        dtype_option,
         click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default=runtime, show_default=True,
                      help="How the network runs: compile (torch.compile in the background; moves run eagerly until "
                           "it is ready, then faster on a CPU), eager, auto (compile on a CPU, eager on a GPU), or "
@@ -240,9 +237,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
 @click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
               help="When stdin closes, stop at once instead of finishing the queued queries.")
 @click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu).")
-@click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True,
-              help="The network's arithmetic: auto (bf16 where the hardware has it natively, else fp32), fp32, "
-                   "bf16, or int8 (CPU only, eager; about twice bf16's speed on big networks).")
+@dtype_option
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy).")
 @click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default="auto", show_default=True,

@@ -14,7 +14,8 @@ import click
 
 from engine.nn.config import DTYPES
 
-__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options", "runtime_options_with_numpy"]
+__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options", "runtime_options_with_numpy",
+           "dtype_option"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -75,13 +76,18 @@ def runtime_options_with_numpy(command: _Command) -> _Command:
     return _runtime_options(command, ["auto", "eager", "compile", "numpy"])
 
 
+dtype_option = click.option(
+    "--dtype", type=click.Choice(DTYPES), default="auto", show_default=True,
+    help="The network's arithmetic. auto: bf16 where the hardware has it natively, else fp32. int8: the residual "
+         "blocks quantized, on the cpu, eager (about twice bf16's speed on big networks such as Leela Zero's).")
+"""``--dtype`` (``EvaluatorOptions.dtype``), for every command that runs a network."""
+
+
 def _runtime_options(command: _Command, runtimes: list[str]) -> _Command:
     numpy = " numpy: the numpy forward pass (float32, cpu, no torch)." if "numpy" in runtimes else ""
     return _options(command, [
         click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
-        click.option("--dtype", type=click.Choice(DTYPES), default="auto",
-                     show_default=True, help="auto: bf16 where the hardware has it natively, else fp32. int8: "
-                     "the residual blocks quantized, on the cpu, eager (about 2x bf16's speed on big networks)."),
+        dtype_option,
         click.option("--runtime", type=click.Choice(runtimes), default="auto", show_default=True,
                      help="auto: torch.compile on a CPU (10-25 s once per process), else eager." + numpy),
         click.option("--threads", type=click.IntRange(1), default=None,
