@@ -503,8 +503,14 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               help="Games of a new generation against the best (0: always accept).")
 @click.option("--gate-threshold", "gate_threshold", type=click.FloatRange(0, 1), default=0.55, show_default=True)
 @click.option("--rating-games", "rating_games", type=click.IntRange(0), default=0, show_default=True,
-              help="Games of each accepted generation against --rating-opponent (0: no ratings).")
-@click.option("--rating-opponent", "rating_opponent", default="mcts-rollouts:1000", show_default=True)
+              help="Games of each rated generation against --rating-opponent (0: no ratings).")
+@click.option("--rating-opponent", "rating_opponent", default="mcts-rollouts:1000", show_default=True,
+              help="The fixed opponent of the ratings: a baseline (random, mcts-rollouts:N, gomokubench:LEVEL), "
+                   "a model file, or a GTP engine's command line, e.g. \"gnugo --mode gtp --level 10 "
+                   "--chinese-rules --positional-superko\" (games start with 2 random moves; its final_score "
+                   "scores Go games).")
+@click.option("--rating-every", "rating_every", type=click.IntRange(1), default=1, show_default=True,
+              help="Rate generation 0 and every N-th accepted generation.")
 @click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
               help="Visits per move of models in gating and rating games.")
 @click.option("--device", "device", default=None)
@@ -593,6 +599,8 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
                    "\"gnugo --mode gtp --chinese-rules\" (overrides --scorer).")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
               help="Games played at once, each by its own pair of engines.")
+@click.option("--visits", type=click.IntRange(2), default=400, show_default=True,
+              help="Visits per move of a player given as a model file.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
               help="Seconds an engine may take over one command before it counts as hung.")
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
@@ -601,10 +609,11 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
-                  random_moves: int, scorer: str, referee: str | None, jobs: int, timeout: float, sgf_dir: str | None,
-                  resume: bool, seed: int, as_json: bool) -> None:
-    """Play ENGINE_A against ENGINE_B (GTP command lines, or baselines: random, mcts-rollouts:N,
-    gomokubench:LEVEL), by default under Chinese rules: A's win rate and Elo.
+                  random_moves: int, scorer: str, referee: str | None, jobs: int, visits: int, timeout: float,
+                  sgf_dir: str | None, resume: bool, seed: int, as_json: bool) -> None:
+    """Play ENGINE_A against ENGINE_B (GTP command lines, baselines: random, mcts-rollouts:N,
+    gomokubench:LEVEL, or model files, played in this process at --visits), by default under
+    Chinese rules: A's win rate and Elo.
 
     Every move is checked by the rules core; an engine that plays an illegal move
     (under renju: black's forbidden points too), refuses a command or hangs ends
@@ -614,13 +623,16 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
 
     from engine import EngineError, Rules
     from training.gtp_games import GtpMatchConfig, play_gtp_match
+    from training.match import MatchConfig
+    from training.settings import replace_paths
 
     try:
         text = rules_text or "chinese"
         rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
         if rules.game == "go":
             rules = replace(rules, komi=komi)
-        config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs)
+        local = replace_paths(MatchConfig(), {"player.visits": visits})
+        config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs, local)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
                 bar.n = result.games

@@ -16,7 +16,8 @@ through :class:`~training.gtp_client.GTPClient`, so a hung engine ends the run
 after its timeout instead of blocking it. Gomoku games (``engine match --rules
 renju``) end with a five or a full board, and the rules core's verdict is the
 result. An engine given as a baseline's name (``random``, ``mcts-rollouts:N``,
-``gomokubench:LEVEL``) plays in this process (:class:`~training.local_engine.LocalEngine`).
+``gomokubench:LEVEL``) or as a model file plays in this process
+(:class:`~training.local_engine.LocalEngine`; a model as ``local`` says).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from training.baselines import random_move
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPEngineError
 from training.gtp_jobs import run_jobs
 from training.local_engine import LocalEngine
-from training.match import MatchResult, is_baseline
+from training.match import MatchConfig, MatchResult, is_local
 
 __all__ = ["GtpMatchConfig", "play_game", "referee_outcome", "play_gtp_match"]
 
@@ -58,7 +59,9 @@ class GtpMatchConfig:
     """A match between two GTP engines: games, rules, random opening moves (so that deterministic
     engines play different games), whose ``final_score`` scores a game that ends by passing ("a",
     "b", or the ``referee``, a third engine's command line, when given), each engine's seconds per
-    command, the seed of the random moves, the games played at once (each by its own engines)."""
+    command, the seed of the random moves, the games played at once (each by its own engines); how a
+    player given as a model file plays (``local``: visits and search) and runs its network
+    (``local_options``: EvaluatorOptions)."""
 
     games: int = 20
     rules: Rules = field(default_factory=lambda: Rules.go(9, "chinese", komi=7.0))
@@ -68,6 +71,8 @@ class GtpMatchConfig:
     seed: int = 0
     referee: str | None = None
     jobs: int = 1
+    local: MatchConfig = field(default_factory=MatchConfig)
+    local_options: Any = None
 
     def __post_init__(self) -> None:
         if self.scorer not in ("a", "b") or self.jobs < 1:
@@ -141,9 +146,10 @@ class _Engines(NamedTuple):
 
 
 def _engine(spec: str, config: GtpMatchConfig, name: str, seed: int) -> GTPClient | LocalEngine:
-    """A GTP engine process for a command line, or the baseline a name like ``gomokubench:hard`` gives."""
-    if is_baseline(spec):
-        return LocalEngine(spec, config.rules, seed, name)
+    """A GTP engine process for a command line, or the player in this process that a baseline's name
+    (``gomokubench:hard``) or a model file gives."""
+    if is_local(spec):
+        return LocalEngine(spec, config.rules, seed, name, config.local, config.local_options)
     return GTPClient(shlex.split(spec), config.timeout, name)
 
 

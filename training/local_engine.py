@@ -1,22 +1,26 @@
-"""A baseline player in place of a GTP engine: ``engine match "engine gtp --game gomoku ..." gomokubench:hard``.
+"""A baseline or a model in place of a GTP engine: ``engine match "engine gtp --game gomoku ..." gomokubench:hard``.
 
 :func:`~training.gtp_games.play_game` speaks to its engines through ``send``;
 :class:`LocalEngine` answers the commands it sends (``boardsize``,
-``clear_board``, ``komi``, ``play``, ``genmove``, ``quit``) over its own
+``clear_board``, ``komi``, ``play``, ``genmove``, ``final_score``, ``quit``) over its own
 :class:`~engine.core.game.Game`, choosing its moves as the baseline of the same
 name in ``engine evaluate`` (:func:`~training.match.make_agent`): ``random``,
 ``mcts-rollouts[:N]`` or ``gomokubench[:LEVEL]``, in this process. So anyone
 can rerun a strength check against a named baseline without a GTP wrapper for it.
+A model file plays as in ``engine evaluate`` too (the match player's visits), which
+is how ``engine loop`` rates its generations against a GTP engine such as GNU Go.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 
-from engine import Color, EngineError, Game, Rules, action_to_gtp, gtp_to_action
+from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, gtp_to_action
 from training.gtp_client import GTPError
 from training.match import MatchConfig, make_agent
 
@@ -24,11 +28,13 @@ __all__ = ["LocalEngine"]
 
 
 class LocalEngine:
-    """The baseline ``spec`` under ``rules``, with GTPClient's ``send``, ``name`` and genmove timing."""
+    """The baseline or model file ``spec`` under ``rules``, with GTPClient's ``send``, ``name`` and genmove
+    timing; a model plays as ``match.player`` says, its network run with ``options``."""
 
-    def __init__(self, spec: str, rules: Rules, seed: int = 0, name: str | None = None) -> None:
+    def __init__(self, spec: str, rules: Rules, seed: int = 0, name: str | None = None,
+                 match: MatchConfig | None = None, options: Any = None) -> None:
         self.rules = rules
-        self.agent = make_agent(spec, rules, MatchConfig(seed=seed))
+        self.agent = make_agent(spec, rules, replace(match or MatchConfig(), seed=seed), options)
         self.name = name or self.agent.name
         self.rng = np.random.default_rng(seed)
         self.player = self.agent.player(seed)
@@ -56,6 +62,8 @@ class LocalEngine:
                 return ""
             if words[0] == "genmove":
                 return self._genmove(Color.parse(words[1]))
+            if words[0] == "final_score":  # the board as it stands, under the rules
+                return Outcome.from_lead(self.game.score()).to_sgf()
         except (EngineError, ValueError, IndexError) as error:
             raise GTPError(self.name, command, str(error)) from error
         raise GTPError(self.name, command, "unknown command")

@@ -16,10 +16,13 @@ The run directory holds everything, and the loop resumes from it after a kill::
 Generation g is trained from the best model on the chunks of the last
 ``window`` generations. With ``gate_games`` > 0 it replaces the best model
 only if it scores at least ``gate_threshold`` against it. With
-``rating_games`` > 0 every accepted generation (and generation 0) plays the
-``rating_opponent`` (``mcts-rollouts:1000`` by default) for the ratings
-table: Elo relative to that opponent. Generation 0 is a random network of
-``bootstrap``'s size, or a copy of ``start_model`` (whose size the run then takes).
+``rating_games`` > 0 generation 0 and every accepted generation whose number
+``rating_every`` divides play the ``rating_opponent`` for the ratings table:
+Elo relative to that opponent. It is a baseline (``mcts-rollouts:1000`` by
+default), a model file, or a GTP engine's command line (GNU Go, Pachi), played
+as ``engine match`` plays it: 2 random opening moves, its ``final_score`` the
+verdict. Generation 0 is a random network of ``bootstrap``'s size, or a copy of
+``start_model`` (whose size the run then takes).
 With ``cpu_hours`` no generation starts once the run's processes have used that
 much CPU time (self-play, gather, training and validation, counted per phase in
 ``state.json``; gating and rating matches not counted): arms of an experiment get
@@ -41,6 +44,8 @@ import fcntl
 import logging
 import math
 import os
+import shlex
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -87,6 +92,7 @@ class LoopConfig:
     gate_threshold: float = 0.55
     rating_opponent: str = "mcts-rollouts:1000"
     rating_games: int = 0
+    rating_every: int = 1
     workers: int = 1
     device: str | None = None
     runtime: str = "auto"
@@ -361,6 +367,23 @@ def _match(run: _Run, a: str, b: str, games: int, directory: Path) -> Any:
     return result
 
 
+def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path, seed: int) -> Any:
+    """``model`` (in this process, as in gating) against a GTP engine, as ``engine match`` plays it; a match
+    cut short goes on from the games in ``directory``."""
+    from tqdm import tqdm
+
+    from training.gtp_games import GtpMatchConfig, play_gtp_match
+
+    config = GtpMatchConfig(games, run.rules, random_moves=2, seed=seed, local=replace(run.config.match, games=games),
+                            local_options=run.config.evaluator_options())
+    name = Path(shlex.split(command)[0]).name
+    with tqdm(total=games, desc=f"{model.name} vs {name}", unit="game", leave=False) as bar:
+        result = play_gtp_match(str(model), command, config, directory, lambda r: bar.update(r.games - bar.n),
+                                resume=True)
+    run.report(result.describe())
+    return result
+
+
 def _gate(run: _Run, generation: int) -> dict[str, Any]:
     if not run.config.gate_games:
         return {"accepted": True}
@@ -371,8 +394,14 @@ def _gate(run: _Run, generation: int) -> dict[str, Any]:
 
 
 def _rate(run: _Run, model: Path, generation: int) -> dict[str, Any]:
-    result = _match(run, str(model), run.config.rating_opponent, run.config.rating_games,
-                    run.path("matches", _gen(generation), "rating"))
+    from training.match import is_local
+
+    opponent, games, directory = run.config.rating_opponent, run.config.rating_games, run.path(
+        "matches", _gen(generation), "rating")
+    if is_local(opponent):
+        result = _match(run, str(model), opponent, games, directory)
+    else:
+        result = _gtp_match(run, model, opponent, games, directory, seed=generation)
     low, high = result.elo_interval()
     return {"opponent": result.b, "games": result.games, "win_rate": result.rate, "elo": result.elo,
             "elo_low": low, "elo_high": high}
@@ -390,7 +419,7 @@ def _phase(run: _Run, phase: str, generation: int) -> dict[str, Any]:
     if phase == "gate":
         return _gate(run, generation)
     accepted = run.state["current"].get("accepted", True)
-    if not run.config.rating_games or not accepted:
+    if not run.config.rating_games or not accepted or generation % run.config.rating_every:
         return {}
     return {"rating": _rate(run, run.model_path(generation), generation)}
 
@@ -444,10 +473,27 @@ def run_loop(run_dir: str | os.PathLike[str], config: LoopConfig, report: Callab
     :class:`training.cluster.RayCluster`) self-play and training run there, and
     every file the loop writes in ``run_dir`` is handed to it. Returns the final state.
     """
+    _check_rating_opponent(config)
     root = Path(run_dir)
     root.mkdir(parents=True, exist_ok=True)
     with _sole_writer(root):
         return _run_locked(root, config, report, after_phase, cluster)
+
+
+def _check_rating_opponent(config: LoopConfig) -> None:
+    """A rating opponent that cannot play is refused now rather than after a generation's hours."""
+    from training.match import BASELINES, is_local
+
+    opponent = config.rating_opponent
+    if not config.rating_games or is_local(opponent):
+        return
+    try:
+        program = shlex.split(opponent)[0]
+    except (ValueError, IndexError):
+        program = None
+    if program is None or shutil.which(program) is None:
+        raise RunStateError(f"rating opponent {opponent!r} is neither a baseline ({BASELINES}), a model file, nor "
+                            "a command line whose program is on PATH")
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ Games differ through the opening moves, sampled from the visits for the player's
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -44,7 +45,7 @@ from training.batching import play_in_flight
 from training.selfplay import search_comment
 from training.stats import elo_difference, elo_interval, signed, wilson_interval
 
-__all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "match_rules",
+__all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "is_local", "match_rules",
            "DEFAULT_ROLLOUT_VISITS", "BASELINES"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
@@ -95,6 +96,16 @@ def is_baseline(spec: str) -> bool:
     """Whether ``spec`` names a baseline player rather than a model file."""
     word = spec.strip().lower().partition(":")[0]
     return word in ("random", "mcts-rollouts", "gomokubench")
+
+
+def is_local(spec: str) -> bool:
+    """Whether ``spec`` names a player this process runs, a baseline or a model file, rather than a GTP
+    engine's command line. A model file is an existing file that is not executable: ``/usr/games/gnugo``
+    alone is a command."""
+    if is_baseline(spec):
+        return True
+    path = spec.strip()
+    return bool(path) and not any(c.isspace() for c in path) and os.path.isfile(path) and not os.access(path, os.X_OK)
 
 
 def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None = None, size: int | None = None,

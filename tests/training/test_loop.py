@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
+from engine.formats.sgf import load_sgf
 from training.errors import RunStateError
 from training.loop import STATE_FILE, LoopConfig, load_config, run_loop
 from training.match import MatchConfig
@@ -182,3 +185,49 @@ def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: 
     monkeypatch.setattr(SelfPlayOutput, "save", save)
     state = run_loop(tmp_path, config)
     assert "cpu_pending" not in state["history"][1] and state["history"][1]["cpu_seconds"] >= pending
+
+
+def _first_empty_engine() -> str:
+    """A GTP engine's command line: it plays the first point in reading order that no one has played."""
+    code = ("import sys\n"
+            "played, letters, size = set(), 'ABCDEFGHJKLMNOPQRST', 19\n"
+            "for line in sys.stdin:\n"
+            "    words = line.split() or ['']\n"
+            "    answer = '='\n"
+            "    if words[0] == 'boardsize': size = int(words[1])\n"
+            "    if words[0] == 'clear_board': played.clear()\n"
+            "    if words[0] == 'play': played.add(words[2].upper())\n"
+            "    if words[0] == 'genmove':\n"
+            "        points = [f'{c}{r}' for r in range(1, size + 1) for c in letters[:size]]\n"
+            "        move = next(p for p in points if p not in played)\n"
+            "        played.add(move)\n"
+            "        answer = '= ' + move\n"
+            "    print(answer, end='\\n\\n', flush=True)\n"
+            "    if words[0] == 'quit': break\n")
+    return shlex.join([sys.executable, "-c", code])
+
+
+def test_generations_are_rated_against_a_gtp_engine_every_nth(tmp_path: Path) -> None:
+    opponent = _first_empty_engine()
+    config = replace_paths(_config(generations=2), {"gate_games": 0, "rating_opponent": opponent,
+                                                    "rating_every": 2})
+    state = run_loop(tmp_path, config)
+    rated = {row["generation"]: row.get("rating") for row in state["history"]}
+    assert rated[1] is None and rated[0] is not None and rated[2] is not None  # 0, then every 2nd
+    for generation in (0, 2):
+        rating = rated[generation]
+        assert rating["opponent"] == opponent and rating["games"] == 2
+        games = sorted((tmp_path / "matches" / f"{generation:06d}" / "rating").glob("*.sgf"))
+        assert [path.name for path in games] == ["game-0001.sgf", "game-0002.sgf"]
+        records = [load_sgf(path.read_text()) for path in games]
+        assert [record.black_name for record in records] == ["A", "B"]  # colours alternate
+        assert all(record.result is not None and record.rules == config.game_rules() for record in records)
+
+
+def test_a_rating_opponent_that_cannot_run_is_refused_before_anything_is_done(tmp_path: Path) -> None:
+    config = replace_paths(_config(), {"rating_opponent": "no-such-engine-here --mode gtp"})
+    with pytest.raises(RunStateError, match="no-such-engine-here"):
+        run_loop(tmp_path / "run", config)
+    assert not (tmp_path / "run").exists()
+    unrated = replace_paths(config, {"rating_games": 0})  # no ratings: the opponent is never asked for
+    assert run_loop(tmp_path / "unrated", replace_paths(unrated, {"gate_games": 0}))["next"] == 2

@@ -108,3 +108,22 @@ def test_a_network_plays_a_baseline(go5_model: Path) -> None:
     agent = Agent("net", eager_evaluator(go5_model, GO5), config.player)
     result = play_match(agent, make_agent("random", GO5, config), GO5, config)
     assert result.games == 2 and result.moves > 0
+
+
+def test_a_model_file_plays_in_this_process_in_engine_match(go5_model: Path, tmp_path: Path) -> None:
+    import sys
+
+    from click.testing import CliRunner
+
+    from engine.cli import main
+    from training.match import is_local
+
+    assert is_local(str(go5_model)) and is_local("gomokubench:hard") and is_local("random")
+    assert not is_local(sys.executable) and not is_local(f"{go5_model} --visits 8")  # a program, a command line
+    assert not is_local(str(tmp_path))  # a folder is no model
+    result = CliRunner().invoke(main, ["match", str(go5_model), "random", "--size", "5", "--games", "2", "--json",
+                                       "--visits", "8", "--sgf-dir", str(tmp_path / "games")])
+    assert result.exit_code == 0, result.output
+    assert '"games": 2' in result.output
+    records = [load_sgf_file(path) for path in sorted((tmp_path / "games").glob("*.sgf"))]
+    assert [record.black_name for record in records] == ["A", "B"] and all(record.moves for record in records)
