@@ -107,38 +107,11 @@ match_once() {  # $1: the match's name in WORK/ratings, $2: its seed, $3 and $4:
     mv "$out.json.part" "$out.json"
 }
 
-save_arm() {  # $1: an arm's run directory, $2: where to keep it
-    python - "$1" "$2" "$CPU_HOURS" <<'EOF'
-"""Keep an arm: finished, its last network; unfinished, its state at the last finished generation (the
-generation in progress, its games and its CPU time dropped: it is played again) with the chunks of the
-training window that the next generation reads."""
-import json, shutil, sys
-from pathlib import Path
-from training.loop import LoopConfig, cpu_hours_used
-
-run, keep, budget = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
-state = json.loads((run / "state.json").read_text())
-files = ["run.json", state["best"]]
-if cpu_hours_used(state) < budget:
-    state.update(phase="selfplay", current={})
-    window = LoopConfig.from_dict(json.loads((run / "run.json").read_text())).window
-    files += [str(path.relative_to(run)) for g in range(max(1, state["next"] - window + 1), state["next"])
-              for path in (run / "chunks" / f"{g:06d}").glob("*")]
-shutil.rmtree(keep, ignore_errors=True)
-for name in files:
-    (keep / name).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(run / name, keep / name)
-(keep / "state.json").write_text(json.dumps(state, indent=1, sort_keys=True))
-print(f"saved {run.name}: generation {state['next'] - 1}, {cpu_hours_used(state):.2f} CPU hours"
-      f"{'' if cpu_hours_used(state) >= budget else ' (unfinished: resumes at the next generation)'}")
-EOF
-}
-
 save() {
     mkdir -p "$RESULTS"
     [ -f "$WORK/code.txt" ] && cp "$WORK/code.txt" "$RESULTS/code.txt"
     for arm in $ARMS; do
-        [ -f "$WORK/$arm/state.json" ] && save_arm "$WORK/$arm" "$RESULTS/$arm"
+        [ -f "$WORK/$arm/state.json" ] && python "$HERE/benchmarks/keep_run.py" save "$WORK/$arm" "$RESULTS/$arm"
     done
     if [ -d "$WORK/ratings" ]; then
         mkdir -p "$RESULTS/ratings"

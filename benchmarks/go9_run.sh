@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Issue 13's shipping run: the self-play pipeline the strength experiment chose, on 9x9 (komi 7, Chinese
+# rules), every RATING_EVERY-th generation rated against GNU Go 3.8 level 10 (the curve), then the
+# issue's matches for the best network (benchmarks/ship_matches.sh: 800 visits, 200 games against GNU Go
+# level 10 and against Pachi at equal time a move).
+#
+#   benchmarks/go9_run.sh [WORK] run       # run (or resume) the loop in WORK/loop
+#   benchmarks/go9_run.sh [WORK] matches   # the issue's matches for the best network, in WORK/matches
+#   benchmarks/go9_run.sh [WORK] save      # keep the run (resumable), its curve and matches in RESULTS
+#   benchmarks/go9_run.sh [WORK] restore   # put a saved run back into WORK (a new machine, a new session)
+#
+# Default WORK runs/go9. Everything resumes after any stop: run the same command again. On a GPU when
+# torch sees one (the loop's --device default).
+#
+# Settings from the environment:
+#   FROM          an experiment arm's run directory to go on from (e.g. runs/strength/aux), copied into
+#                 WORK/loop when that has no run yet: the arm is this pipeline's first CPU_HOURS of the
+#                 strength experiment, with the same settings and seed (default: none, start afresh)
+#   METHOD_FLAGS  the self-play method (default: the experiment's choice, below)
+#   LOOP_FLAGS    any other `engine loop` options, passed through
+#   CPU_HOURS     the loop's budget in CPU hours, counted over the whole run (default 24)
+#   WORKERS       self-play processes (default 2: one a core on this machine)
+#   RATING_GAMES, RATING_EVERY, RATING_VISITS   the curve: games against GNU Go level 10, every N-th
+#                 generation, visits a move (default 40, 3, 400)
+#   RESULTS       where `save` keeps things (default benchmarks/results/go9)
+set -euo pipefail
+
+WORK=${1:-runs/go9}
+ACTION=${2:-run}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
+FROM=${FROM:-}
+METHOD_FLAGS=${METHOD_FLAGS:-"--games 200"}
+LOOP_FLAGS=${LOOP_FLAGS:-}
+CPU_HOURS=${CPU_HOURS:-24}
+WORKERS=${WORKERS:-2}
+RATING_GAMES=${RATING_GAMES:-40}
+RATING_EVERY=${RATING_EVERY:-3}
+RATING_VISITS=${RATING_VISITS:-400}
+RESULTS=${RESULTS:-$HERE/benchmarks/results/go9}
+GNUGO="gnugo --mode gtp --level 10 --chinese-rules --positional-superko"   # superko, as our rules
+export PATH="$PATH:/usr/games"
+mkdir -p "$WORK"
+
+best_model() {
+    python - "$WORK/loop" <<'PY'
+import json, sys
+from pathlib import Path
+run = Path(sys.argv[1])
+print(run / json.loads((run / "state.json").read_text())["best"])
+PY
+}
+
+case "$ACTION" in
+    run)
+        if [ -n "$FROM" ] && [ ! -f "$WORK/loop/state.json" ]; then
+            mkdir -p "$WORK/loop"
+            cp -r "$FROM/." "$WORK/loop/"
+            rm -f "$WORK/loop/.lock"
+        fi
+        # shellcheck disable=SC2086  # the flags are words
+        nice -n 10 engine loop "$WORK/loop" --game go --size 9 --rules "chinese size=9 komi=7" --start-model "$START" \
+            --generations 100000 --cpu-hours "$CPU_HOURS" --threads 1 --workers "$WORKERS" --seed 13 --steps 150 \
+            --rating-opponent "$GNUGO" --rating-games "$RATING_GAMES" --rating-every "$RATING_EVERY" \
+            --match-visits "$RATING_VISITS" $METHOD_FLAGS $LOOP_FLAGS
+        ;;
+    matches)
+        "$HERE/benchmarks/ship_matches.sh" "$(best_model)" "$WORK/matches"
+        ;;
+    save)
+        mkdir -p "$RESULTS"
+        python "$HERE/benchmarks/keep_run.py" save "$WORK/loop" "$RESULTS/loop"
+        for name in ratings.md progress.png; do
+            [ -f "$WORK/loop/$name" ] && cp "$WORK/loop/$name" "$RESULTS/$name"
+        done
+        if [ -d "$WORK/matches" ]; then
+            mkdir -p "$RESULTS/matches"
+            cp -r "$WORK/matches/." "$RESULTS/matches/"
+            find "$RESULTS/matches" -name '*.part' -delete
+        fi
+        echo "saved in $RESULTS"
+        ;;
+    restore)
+        [ -d "$RESULTS/loop" ] || { echo "nothing saved in $RESULTS"; exit 0; }
+        python "$HERE/benchmarks/keep_run.py" restore "$RESULTS/loop" "$WORK/loop"
+        if [ -d "$RESULTS/matches" ]; then
+            mkdir -p "$WORK/matches"
+            cp -rn "$RESULTS/matches/." "$WORK/matches/"
+        fi
+        ;;
+    *) echo "usage: $0 [WORK] [run|matches|save|restore]" >&2; exit 2 ;;
+esac
