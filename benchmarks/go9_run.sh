@@ -16,7 +16,8 @@
 #   FROM          an experiment arm's run directory to go on from (e.g. runs/strength/aux), copied into
 #                 WORK/loop when that has no run yet: the arm is this pipeline's first CPU_HOURS of the
 #                 strength experiment, with the same settings and seed (default: none, start afresh)
-#   METHOD_FLAGS  the self-play method (default: the experiment's choice, below)
+#   METHOD_FLAGS  the self-play method (default: the experiment's choice, forced playouts and policy target
+#                 pruning with the ownership and score targets, 200 games of PUCT 400 visits a generation)
 #   LOOP_FLAGS    any other `engine loop` options, passed through
 #   CPU_HOURS     the loop's budget in CPU hours, counted over the whole run (default 24)
 #   WORKERS       self-play processes (default 2: one a core on this machine)
@@ -30,7 +31,7 @@ ACTION=${2:-run}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
 FROM=${FROM:-}
-METHOD_FLAGS=${METHOD_FLAGS:-"--games 200"}
+METHOD_FLAGS=${METHOD_FLAGS:-"--games 200 --forced-playouts 2"}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-24}
 WORKERS=${WORKERS:-2}
