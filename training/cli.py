@@ -173,9 +173,9 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
             help="Gumbel root search over this many sampled moves, with sequential halving and the completed-Q "
                  "policy target (0: PUCT at the root). Give --full-search-pct 100 with it.")(command)
         return click.option(
-            "--forced-playouts", f"{prefix}forced_playouts_k", type=click.FloatRange(0), default=0.0,
-            show_default=True, help="KataGo's forced playouts (k, 2 is usual) in full searches, and the pruned "
-                                    "policy target (0: off).")(command)
+            "--forced-playouts", f"{prefix}forced_playouts_k", type=click.FloatRange(0), default=2.0,
+            show_default=True, help="KataGo's forced playouts (k) in full PUCT searches, and the pruned policy "
+                                    "target (0: off).")(command)
     return decorate
 
 

@@ -58,12 +58,13 @@ HOLDOUT_DIR = "holdout"
 
 
 def _selfplay_player() -> PlayerConfig:
-    """Self-play's player: 400 visits, root noise, temperature 1 for the opening, resignation at -0.9
-    three times running, tree reuse; a game-ending pass is judged on the board as it stands, as the
-    record's result is scored (no dead-stone estimate)."""
+    """Self-play's player: 400 visits, root noise, KataGo's forced playouts (k = 2) with the pruned policy
+    target (the strength experiment's choice: README, *Strength per hour*), temperature 1 for the opening,
+    resignation at -0.9 three times running, tree reuse; a game-ending pass is judged on the board as it
+    stands, as the record's result is scored (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
                         resign_threshold=-0.9, resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
-                        search=SearchConfig(batch_size=8))
+                        search=SearchConfig(batch_size=8, forced_playouts_k=2.0))
 
 
 def opening_moves(size: int) -> int:

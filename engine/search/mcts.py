@@ -74,7 +74,7 @@ class SearchConfig:
     Self-play methods (both act only in a search begun with ``noise``, the full searches of self-play):
     ``forced_playouts_k`` > 0 turns on KataGo's forced playouts at the root (every visited child gets
     at least ``sqrt(k * P * sum N)`` visits) and the pruned policy target (``SearchResult.policy_target``,
-    :mod:`engine.search.targets`). ``gumbel_considered`` > 0 replaces the root's PUCT by Gumbel search
+    :mod:`engine.search.targets`); a Gumbel root ignores it. ``gumbel_considered`` > 0 replaces the root's PUCT by Gumbel search
     (:mod:`engine.search.gumbel`): that many actions sampled by Gumbel-top-m, sequential halving over the
     visit limit, the completed-Q policy as the target and the halving's winner as the move; a search
     without ``noise`` takes the prior's top m and no Gumbel noise. A Gumbel search starts from a fresh
@@ -360,9 +360,9 @@ class Search:
         halving for them and needs them); False when there is nothing to search (the game is over)."""
         self._full = False
         cfg = self.config
-        self._forced = noise and cfg.forced_playouts_k > 0
         self._gumbel = None
         self._gumbel_pending = cfg.gumbel_considered > 0
+        self._forced = noise and cfg.forced_playouts_k > 0 and not self._gumbel_pending  # a PUCT root's
         if self._gumbel_pending:
             if visits is None:
                 raise ValueError("a Gumbel search needs a visit limit: its sequential halving is planned for it")

@@ -69,6 +69,13 @@ def test_forced_playouts_act_only_in_noised_searches() -> None:
     assert forced.policy_target is None
 
 
+def test_a_gumbel_root_ignores_forced_playouts() -> None:
+    gumbel = SearchConfig(batch_size=4, gumbel_considered=4)
+    both = _search(SearchConfig(batch_size=4, gumbel_considered=4, forced_playouts_k=2.0)).run(32, noise=True)
+    alone = _search(gumbel).run(32, noise=True)
+    assert np.array_equal(both.visits, alone.visits) and np.array_equal(both.policy_target, alone.policy_target)
+
+
 def test_the_pruned_target_takes_forced_visits_back_from_losing_moves() -> None:
     result = _search(SearchConfig(batch_size=4, forced_playouts_k=2.0)).run(400, noise=True)
     target = result.policy_target

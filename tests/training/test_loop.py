@@ -158,10 +158,12 @@ def test_a_run_starts_from_a_given_model_and_takes_its_size(tmp_path: Path) -> N
 
 
 def test_the_loop_command_sets_the_self_play_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = _loop_command_config(monkeypatch, str(tmp_path), "--gumbel", "16", "--forced-playouts", "2",
+    config = _loop_command_config(monkeypatch, str(tmp_path), "--gumbel", "16", "--forced-playouts", "0",
                                   "--cpu-hours", "2")
     search = config.selfplay.player.search
-    assert (search.gumbel_considered, search.forced_playouts_k, config.cpu_hours) == (16, 2.0, 2.0)
+    assert (search.gumbel_considered, search.forced_playouts_k, config.cpu_hours) == (16, 0.0, 2.0)
+    default = _loop_command_config(monkeypatch, str(tmp_path / "default")).selfplay.player.search
+    assert (default.gumbel_considered, default.forced_playouts_k) == (0, 2.0)  # the experiment's choice
 
 
 def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: Path,

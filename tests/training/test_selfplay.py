@@ -62,7 +62,8 @@ def test_parallel_games_share_calls_and_their_records_replay(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("share,expect", [(0.0, "none"), (1.0, "all"), (0.5, "some")])
 def test_playout_cap_randomization_marks_full_searches_as_targets(tmp_path: Path, share: float, expect: str) -> None:
-    summary = play_games(UniformEvaluator(), GOMOKU6, "m", _config(full_search_share=share), 4,
+    unpruned = {"player.search.forced_playouts_k": 0.0}  # the recorded visits are the search's
+    summary = play_games(UniformEvaluator(), GOMOKU6, "m", _config(**unpruned, full_search_share=share), 4,
                          SelfPlayOutput(tmp_path))
     records = [read_record(path) for path in list_records(tmp_path)]
     targets = [t for record in records for t in record.targets]
