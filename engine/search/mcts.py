@@ -74,11 +74,12 @@ class SearchConfig:
     Self-play methods (both act only in a search begun with ``noise``, the full searches of self-play):
     ``forced_playouts_k`` > 0 turns on KataGo's forced playouts at the root (every visited child gets
     at least ``sqrt(k * P * sum N)`` visits) and the pruned policy target (``SearchResult.policy_target``,
-    :mod:`engine.search.targets`); a Gumbel root ignores it. ``gumbel_considered`` > 0 replaces the root's PUCT by Gumbel search
-    (:mod:`engine.search.gumbel`): that many actions sampled by Gumbel-top-m, sequential halving over the
-    visit limit, the completed-Q policy as the target and the halving's winner as the move; a search
-    without ``noise`` takes the prior's top m and no Gumbel noise. A Gumbel search starts from a fresh
-    root (the schedule counts its own simulations), takes no Dirichlet noise and needs a visit limit.
+    :mod:`engine.search.targets`); a Gumbel root ignores it. ``gumbel_considered`` > 0 replaces the
+    root's PUCT by Gumbel search (:mod:`engine.search.gumbel`): that many actions sampled by
+    Gumbel-top-m, sequential halving over the visit limit, the completed-Q policy as the target and the
+    halving's winner as the move; a search without ``noise`` takes the prior's top m and no Gumbel noise.
+    A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
+    Dirichlet noise and needs a visit limit.
     """
 
     c_puct: float = 1.25
