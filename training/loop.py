@@ -72,6 +72,7 @@ RUN_VERSION = 2
 STATE_VERSION = 1
 PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
 _UNCOUNTED = ("gate", "rate")  # matches measure a run; the CPU budget is for learning
+GTP_RETRIES = 2  # a rating match's engines are started again this many times after a failure
 
 
 @dataclass(frozen=True)
@@ -369,17 +370,27 @@ def _match(run: _Run, a: str, b: str, games: int, directory: Path) -> Any:
 
 def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path, seed: int) -> Any:
     """``model`` (in this process, as in gating) against a GTP engine, as ``engine match`` plays it; a match
-    cut short goes on from the games in ``directory``."""
+    cut short goes on from the games in ``directory``. An engine that fails (it hung past its timeout, as
+    any engine seems to once the run was paused with SIGSTOP for longer than that, or it died) is started
+    afresh up to ``GTP_RETRIES`` times, the games finished so far kept, before the run stops."""
     from tqdm import tqdm
 
+    from training.gtp_client import GTPEngineError
     from training.gtp_games import GtpMatchConfig, play_gtp_match
 
     config = GtpMatchConfig(games, run.rules, random_moves=2, seed=seed, local=replace(run.config.match, games=games),
                             local_options=run.config.evaluator_options())
     name = Path(shlex.split(command)[0]).name
-    with tqdm(total=games, desc=f"{model.name} vs {name}", unit="game", leave=False) as bar:
-        result = play_gtp_match(str(model), command, config, directory, lambda r: bar.update(r.games - bar.n),
-                                resume=True)
+    for attempt in range(GTP_RETRIES + 1):
+        try:
+            with tqdm(total=games, desc=f"{model.name} vs {name}", unit="game", leave=False) as bar:
+                result = play_gtp_match(str(model), command, config, directory,
+                                        lambda r: bar.update(r.games - bar.n), resume=True)
+            break
+        except GTPEngineError as error:
+            if attempt == GTP_RETRIES:
+                raise
+            run.report(f"rating match: {error}; starting the engines again ({attempt + 1} of {GTP_RETRIES})")
     run.report(result.describe())
     return result
 

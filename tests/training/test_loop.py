@@ -189,9 +189,11 @@ def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: 
     assert "cpu_pending" not in state["history"][1] and state["history"][1]["cpu_seconds"] >= pending
 
 
-def _first_empty_engine() -> str:
-    """A GTP engine's command line: it plays the first point in reading order that no one has played."""
-    code = ("import sys\n"
+def _first_empty_engine(dies_once: Path | None = None) -> str:
+    """A GTP engine's command line: it plays the first point in reading order that no one has played. With
+    ``dies_once`` its first process dies at its first genmove (and leaves that file, so the next does not)."""
+    code = ("import os, sys\n"
+            f"marker = {str(dies_once) if dies_once else ''!r}\n"
             "played, letters, size = set(), 'ABCDEFGHJKLMNOPQRST', 19\n"
             "for line in sys.stdin:\n"
             "    words = line.split() or ['']\n"
@@ -199,6 +201,9 @@ def _first_empty_engine() -> str:
             "    if words[0] == 'boardsize': size = int(words[1])\n"
             "    if words[0] == 'clear_board': played.clear()\n"
             "    if words[0] == 'play': played.add(words[2].upper())\n"
+            "    if words[0] == 'genmove' and marker and not os.path.exists(marker):\n"
+            "        open(marker, 'w').close()\n"
+            "        sys.exit(1)\n"
             "    if words[0] == 'genmove':\n"
             "        points = [f'{c}{r}' for r in range(1, size + 1) for c in letters[:size]]\n"
             "        move = next(p for p in points if p not in played)\n"
@@ -224,6 +229,15 @@ def test_generations_are_rated_against_a_gtp_engine_every_nth(tmp_path: Path) ->
         records = [load_sgf(path.read_text()) for path in games]
         assert [record.black_name for record in records] == ["A", "B"]  # colours alternate
         assert all(record.result is not None and record.rules == config.game_rules() for record in records)
+
+
+def test_a_rating_engine_that_dies_is_started_again(tmp_path: Path) -> None:
+    config = replace_paths(_config(generations=0), {"gate_games": 0,
+                                                    "rating_opponent": _first_empty_engine(tmp_path / "died")})
+    notes: list[str] = []
+    state = run_loop(tmp_path / "run", config, report=notes.append)
+    assert (tmp_path / "died").exists() and any("starting the engines again (1 of 2)" in note for note in notes)
+    assert state["history"][0]["rating"]["games"] == 2
 
 
 def test_a_rating_opponent_that_cannot_run_is_refused_before_anything_is_done(tmp_path: Path) -> None:
