@@ -43,15 +43,6 @@ GNUGO="gnugo --mode gtp --level 10 --chinese-rules --positional-superko"   # sup
 export PATH="$PATH:/usr/games"
 mkdir -p "$WORK"
 
-best_model() {
-    python - "$WORK/loop" <<'PY'
-import json, sys
-from pathlib import Path
-run = Path(sys.argv[1])
-print(run / json.loads((run / "state.json").read_text())["best"])
-PY
-}
-
 case "$ACTION" in
     run)
         if [ -n "$FROM" ] && [ ! -f "$WORK/loop/state.json" ]; then
@@ -66,11 +57,11 @@ case "$ACTION" in
             --match-visits "$RATING_VISITS" $METHOD_FLAGS $LOOP_FLAGS
         ;;
     matches)
-        "$HERE/benchmarks/ship_matches.sh" "$(best_model)" "$WORK/matches"
+        "$HERE/benchmarks/ship_matches.sh" "$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop")" "$WORK/matches"
         ;;
     save)
         mkdir -p "$RESULTS"
-        python "$HERE/benchmarks/keep_run.py" save "$WORK/loop" "$RESULTS/loop"
+        python "$HERE/benchmarks/loop_run.py" save "$WORK/loop" "$RESULTS/loop"
         for name in ratings.md progress.png; do
             [ -f "$WORK/loop/$name" ] && cp "$WORK/loop/$name" "$RESULTS/$name"
         done
@@ -83,7 +74,7 @@ case "$ACTION" in
         ;;
     restore)
         [ -d "$RESULTS/loop" ] || { echo "nothing saved in $RESULTS"; exit 0; }
-        python "$HERE/benchmarks/keep_run.py" restore "$RESULTS/loop" "$WORK/loop"
+        python "$HERE/benchmarks/loop_run.py" restore "$RESULTS/loop" "$WORK/loop"
         if [ -d "$RESULTS/matches" ]; then
             mkdir -p "$WORK/matches"
             cp -rn "$RESULTS/matches/." "$WORK/matches/"

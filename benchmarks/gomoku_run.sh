@@ -49,15 +49,6 @@ export NICE
 run() { nice -n "$NICE" "$@"; }
 mkdir -p "$WORK"
 
-best_model() {  # $1: a loop's run directory
-    python - "$1" <<'PY'
-import json, sys
-from pathlib import Path
-run = Path(sys.argv[1])
-print(run / json.loads((run / "state.json").read_text())["best"])
-PY
-}
-
 train_rules() {
     local rules=$1
     local start="$WORK/supervised-$rules/model1.safetensors"
@@ -88,7 +79,7 @@ case "$ACTION" in
     rate)
         seed=1
         for rules in $RULESETS; do
-            model=$(best_model "$WORK/loop-$rules")
+            model=$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop-$rules")
             opponents_var="OPPONENTS_$rules"
             for size in $SIZES; do
                 for opponent in ${!opponents_var}; do

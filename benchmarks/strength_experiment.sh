@@ -82,15 +82,6 @@ run_arm() {
     echo "$arm: done ($(tail -n 1 "$WORK/$arm.log"))"
 }
 
-last_model() {
-    python - "$1" <<'EOF'
-import json, sys
-from pathlib import Path
-run = Path(sys.argv[1])
-print(run / json.loads((run / "state.json").read_text())["best"])
-EOF
-}
-
 rate() {
     local name=$1 model=$2
     mkdir -p "$WORK/ratings"
@@ -111,7 +102,7 @@ save() {
     mkdir -p "$RESULTS"
     [ -f "$WORK/code.txt" ] && cp "$WORK/code.txt" "$RESULTS/code.txt"
     for arm in $ARMS; do
-        [ -f "$WORK/$arm/state.json" ] && python "$HERE/benchmarks/keep_run.py" save "$WORK/$arm" "$RESULTS/$arm"
+        [ -f "$WORK/$arm/state.json" ] && python "$HERE/benchmarks/loop_run.py" save "$WORK/$arm" "$RESULTS/$arm"
     done
     if [ -d "$WORK/ratings" ]; then
         mkdir -p "$RESULTS/ratings"
@@ -129,11 +120,10 @@ restore() {
         if [ "$name" = ratings ]; then
             mkdir -p "$WORK/ratings"
             cp -rn "$saved." "$WORK/ratings/"
-        elif [ ! -f "$WORK/$name/state.json" ]; then
-            mkdir -p "$WORK/$name"
-            cp -r "$saved." "$WORK/$name/"
+            echo "restored ratings"
+        else
+            python "$HERE/benchmarks/loop_run.py" restore "$saved" "$WORK/$name"
         fi
-        echo "restored $name"
     done
 }
 
@@ -159,7 +149,7 @@ case "$ACTION" in
     rate)
         check_code
         rate start "$START"
-        for arm in $ARMS; do rate "$arm" "$(last_model "$WORK/$arm")"; done
+        for arm in $ARMS; do rate "$arm" "$(python "$HERE/benchmarks/loop_run.py" best "$WORK/$arm")"; done
         ;;
     save) save ;;
     restore) restore ;;

@@ -1,7 +1,8 @@
-"""Keep what an ``engine loop`` run needs to resume, small enough to commit, and put it back.
+"""An ``engine loop`` run for the benchmark scripts: its best network, and keeping it resumable in the repository.
 
-    python benchmarks/keep_run.py save RUN KEEP      # RUN at its last finished generation -> KEEP
-    python benchmarks/keep_run.py restore KEEP RUN   # KEEP -> RUN, unless RUN has a state already
+    python benchmarks/loop_run.py best RUN           # the path of RUN's best network
+    python benchmarks/loop_run.py save RUN KEEP      # RUN at its last finished generation -> KEEP
+    python benchmarks/loop_run.py restore KEEP RUN   # KEEP -> RUN, unless RUN has a state already
 
 A session may end and the next one start on a fresh machine without the run directory. ``save`` copies
 ``run.json``, ``state.json`` (the generation in progress dropped, with its games and CPU time: it is
@@ -18,6 +19,11 @@ import shutil
 from pathlib import Path
 
 from training.loop import LoopConfig, cpu_hours_used
+
+
+def best(run: Path) -> Path:
+    """The best network of the run in ``run`` (``state.json``'s ``best``)."""
+    return run / json.loads((run / "state.json").read_text())["best"]
 
 
 def save(run: Path, keep: Path) -> str:
@@ -50,11 +56,16 @@ def restore(keep: Path, run: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=["save", "restore"])
+    parser.add_argument("action", choices=["best", "save", "restore"])
     parser.add_argument("source", type=Path)
-    parser.add_argument("target", type=Path)
+    parser.add_argument("target", type=Path, nargs="?")
     args = parser.parse_args()
-    print(save(args.source, args.target) if args.action == "save" else restore(args.source, args.target))
+    if args.action == "best":
+        print(best(args.source))
+    elif args.target is None:
+        parser.error(f"{args.action} needs a target folder")
+    else:
+        print(save(args.source, args.target) if args.action == "save" else restore(args.source, args.target))
 
 
 if __name__ == "__main__":
