@@ -14,9 +14,9 @@
 #
 # Settings from the environment:
 #   RULESETS       rules sets, in order (default "freestyle renju")
-#   METHOD_FLAGS   the self-play method, to be chosen from the strength experiment (issue 16), e.g.
-#                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 2"
-#                  (default: none, today's PUCT pipeline)
+#   METHOD_FLAGS   the self-play method (default: none, the loop's default, which is the strength
+#                  experiment's choice: forced playouts and policy target pruning), e.g.
+#                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
 #   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--games 400 --steps 300")
 #   CPU_HOURS      loop budget per rules set (default 8), GENERATIONS (default 1000: the budget decides)
 #   RATING_OPPONENT, RATING_GAMES   the curve's fixed opponent and games a generation

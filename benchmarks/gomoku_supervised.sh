@@ -11,7 +11,8 @@
 # run is e.g. GAMES=8 HOLDOUT_GAMES=2 STEPS=20 EVAL_GAMES=2 EVAL_VISITS=16 EVAL_OPPONENTS=gomokubench:easy.
 # Levels: `hard` (depth 3) takes 1-4 s a move here, ten times `standard`, so it is left out of the data by
 # default (738 games/hour with easy,standard,standard against 63 with hard in the mix, one process).
-# Everything runs under `nice -n $NICE` (default 19) on one thread.
+# Everything runs under `nice -n $NICE` (default 19) on one thread, except the games: JOBS (default 1)
+# worker processes play them (one a free core; the games are the same for any JOBS).
 set -euo pipefail
 
 RULES=${RULES:-freestyle}
@@ -29,15 +30,16 @@ HEADS=${HEADS:-pooled}            # size-independent: one network for 15x15 and 
 EVAL_GAMES=${EVAL_GAMES:-40}
 EVAL_VISITS=${EVAL_VISITS:-400}
 EVAL_OPPONENTS=${EVAL_OPPONENTS:-"gomokubench:standard gomokubench:hard"}
+JOBS=${JOBS:-1}
 NICE=${NICE:-19}
 run() { nice -n "$NICE" "$@"; }
 mkdir -p "$WORK"
 
 t0=$(date +%s)
 run engine gomokubench-games "$WORK/sgf/train" --games "$GAMES" --rules "$RULES" --levels "$LEVELS" \
-    --random-moves "$RANDOM_MOVES" --seed 1
+    --random-moves "$RANDOM_MOVES" --seed 1 --jobs "$JOBS"
 run engine gomokubench-games "$WORK/sgf/holdout" --games "$HOLDOUT_GAMES" --rules "$RULES" --levels "$LEVELS" \
-    --random-moves "$RANDOM_MOVES" --seed 2
+    --random-moves "$RANDOM_MOVES" --seed 2 --jobs "$JOBS"
 t1=$(date +%s)
 
 [ -f "$WORK/model0.safetensors" ] || run engine bootstrap "$WORK/model0.safetensors" --game gomoku --size 15 \

@@ -710,8 +710,10 @@ def check_games_command(sgf_dir: str, rules_text: str | None, as_json: bool) -> 
 @click.option("--random-moves", type=click.IntRange(0), default=2, show_default=True,
               help="Uniformly random opening moves, so that games differ.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Worker processes playing games side by side (gomokubench is pure Python: one a free core).")
 def gomokubench_games_command(out_dir: str, games: int, rules_text: str, levels: str, random_moves: int,
-                              seed: int) -> None:
+                              seed: int, jobs: int) -> None:
     """Write games of gomokubench's alpha-beta player against itself as SGF files into OUT_DIR (resumable)."""
     from tqdm import tqdm
 
@@ -719,7 +721,8 @@ def gomokubench_games_command(out_dir: str, games: int, rules_text: str, levels:
     from training.gomokubench_games import GomokubenchGamesConfig, missing_games, write_gomokubench_games
 
     try:
-        config = GomokubenchGamesConfig(games, Rules.parse(rules_text), tuple(levels.split(",")), random_moves, seed)
+        config = GomokubenchGamesConfig(games, Rules.parse(rules_text), tuple(levels.split(",")), random_moves, seed,
+                                        jobs)
         with tqdm(total=len(missing_games(out_dir, config)), desc="gomokubench games", unit="game",
                   file=sys.stderr) as bar:
             summary = write_gomokubench_games(out_dir, config, bar.update)

@@ -4,6 +4,7 @@ kept out, and the name in ``engine evaluate`` and ``engine match``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +110,27 @@ def test_gomokubench_games_are_legal_varied_and_resumable(tmp_path: Path) -> Non
     outcome = CliRunner().invoke(main, ["gomokubench-games", str(tmp_path / "cli"), "--games", "1", "--rules",
                                         "freestyle size=9", "--levels", "easy"])
     assert outcome.exit_code == 0 and "1 games written" in outcome.output, outcome.output
+
+
+def test_gomokubench_games_in_worker_processes_are_the_games_of_one_process(tmp_path: Path) -> None:
+    from training.gomokubench_games import GomokubenchGamesConfig, write_gomokubench_games
+
+    config = GomokubenchGamesConfig(games=4, rules=Rules.gomoku(9), levels=("easy",), seed=7)
+    write_gomokubench_games(tmp_path / "one", config)
+    ticks: list[None] = []
+    summary = write_gomokubench_games(tmp_path / "two", replace(config, jobs=2), lambda: ticks.append(None))
+    assert summary.written == 4 and len(ticks) == 4
+    one = {f.name: f.read_text() for f in (tmp_path / "one").glob("*.sgf")}
+    two = {f.name: f.read_text() for f in (tmp_path / "two").glob("*.sgf")}
+    assert len(one) == 4 and one == two
+
+
+def test_gomokubench_games_refuse_what_gomokubench_cannot_play_before_any_job(tmp_path: Path) -> None:
+    from training.gomokubench_games import GomokubenchGamesConfig, write_gomokubench_games
+
+    with pytest.raises(ValueError, match="unknown gomokubench level 'grandmaster'"):
+        write_gomokubench_games(tmp_path, GomokubenchGamesConfig(games=2, rules=Rules.gomoku(9),
+                                                                 levels=("grandmaster",), jobs=2))
+    with pytest.raises(ValueError, match="jobs must be at least 1"):
+        GomokubenchGamesConfig(jobs=0)
+    assert not list(tmp_path.iterdir())
