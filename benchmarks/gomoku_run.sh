@@ -14,6 +14,10 @@
 #
 # Settings from the environment:
 #   RULESETS       rules sets, in order (default "freestyle renju")
+#   RENJU_START    where renju's loop starts: "freestyle" (default), the freestyle loop's best network,
+#                  which already plays five in a row (renju only forbids black some points: the loop
+#                  teaches the rest, and no renju data need be made), or "supervised", a supervised start
+#                  from gomokubench's renju games like freestyle's
 #   METHOD_FLAGS   the self-play method (default: none, the loop's default, which is the strength
 #                  experiment's choice: forced playouts and policy target pruning), e.g.
 #                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
@@ -32,6 +36,7 @@ WORK=${1:-runs/gomoku}
 ACTION=${2:-run}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 RULESETS=${RULESETS:-"freestyle renju"}
+RENJU_START=${RENJU_START:-freestyle}
 METHOD_FLAGS=${METHOD_FLAGS:-}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-8}
@@ -50,10 +55,14 @@ run() { nice -n "$NICE" "$@"; }
 mkdir -p "$WORK"
 
 train_rules() {
-    local rules=$1
-    local start="$WORK/supervised-$rules/model1.safetensors"
-    [ -f "$start" ] || GAMES=${GAMES_SUPERVISED:-3000} STEPS=${STEPS_SUPERVISED:-4000} RULES=$rules \
-        "$HERE/benchmarks/gomoku_supervised.sh" "$WORK/supervised-$rules"
+    local rules=$1 start
+    if [ "$rules" = renju ] && [ "$RENJU_START" = freestyle ]; then
+        start=$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop-freestyle")
+    else
+        start="$WORK/supervised-$rules/model1.safetensors"
+        [ -f "$start" ] || GAMES=${GAMES_SUPERVISED:-3000} STEPS=${STEPS_SUPERVISED:-4000} RULES=$rules \
+            "$HERE/benchmarks/gomoku_supervised.sh" "$WORK/supervised-$rules"
+    fi
     # shellcheck disable=SC2086  # the flags are words
     run engine loop "$WORK/loop-$rules" --game gomoku --size 15 --rules "$rules" --start-model "$start" \
         --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --seed 17 \
