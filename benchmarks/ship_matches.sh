@@ -5,8 +5,11 @@
 #   benchmarks/ship_matches.sh [MODEL] [WORK]     # default: the bundled network, runs/ship-matches
 #
 #   1. against GNU Go 3.8 level 10 (apt gnugo);
-#   2. against Pachi 11.99 (built by benchmarks/build_pachi.sh) at equal time per move: Pachi's
-#      seconds a move (`-t S`) is our mean genmove time in match 1.
+#   2. against Pachi 11.99 (built by benchmarks/build_pachi.sh) at equal time per move: Pachi plays the
+#      playouts a move (`-t =N`) that take it our mean genmove time of match 1, timed on match 1's
+#      positions (benchmarks/pachi_playouts.py; Pachi's `-t SECONDS` reserves 2 s of network lag and so
+#      thinks only 0.1 s a move when given less). Both mean times a move are reported.
+# Run it with nothing else on the machine: the calibration and the matches must see the same cores.
 # GAMES (default 200) games each; results in WORK/*.json (a match cut short goes on from its SGF folder).
 set -euo pipefail
 
@@ -32,8 +35,14 @@ match gnugo10 "gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
 SECONDS_A_MOVE=$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
     "$WORK/gnugo10.json")
 PACHI=$("$HERE/benchmarks/build_pachi.sh")
-echo "Pachi gets $SECONDS_A_MOVE s a move, our mean genmove time against GNU Go" >&2
-match pachi "$PACHI -r chinese -t $SECONDS_A_MOVE threads=1" 2
+if [ ! -f "$WORK/pachi-playouts" ]; then
+    python3 "$HERE/benchmarks/pachi_playouts.py" "$PACHI -r chinese threads=1" "$SECONDS_A_MOVE" "$WORK/gnugo10" \
+        >"$WORK/pachi-playouts.part"
+    mv "$WORK/pachi-playouts.part" "$WORK/pachi-playouts"
+fi
+PLAYOUTS=$(cat "$WORK/pachi-playouts")
+echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time against GNU Go" >&2
+match pachi "$PACHI -r chinese -t =$PLAYOUTS threads=1" 2
 for name in gnugo10 pachi; do
     python3 -c "
 import json, sys
