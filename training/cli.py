@@ -48,6 +48,21 @@ def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: in
     return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
 
 
+def _lr_drops(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
+    """``--lr-drop GENERATION:LR`` options as ``(generation, rate)`` pairs, sorted."""
+    drops = []
+    for text in values:
+        generation, _, rate = text.partition(":")
+        try:
+            drop = (int(generation), float(rate))
+        except ValueError:
+            raise click.BadParameter(f"{text!r}: expected GENERATION:LR, e.g. 33:0.005") from None
+        if drop[0] < 1 or not drop[1] > 0:
+            raise click.BadParameter(f"{text!r}: the generation must be at least 1 and the rate positive")
+        drops.append(drop)
+    return tuple(sorted(drops))
+
+
 def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> float:
     """A ``--...-pct`` option's value as the share the configs hold."""
     return percent / 100
@@ -492,6 +507,9 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--batch-size", "train__batch_size", type=click.IntRange(1), default=256, show_default=True)
 @click.option("--lr", "train__learning_rate", type=click.FloatRange(0, min_open=True), default=0.02,
               show_default=True)
+@click.option("--lr-drop", "lr_drops", multiple=True, callback=_lr_drops, metavar="GENERATION:LR",
+              help="From GENERATION on, train at peak learning rate LR (repeat for a step schedule; "
+                   "e.g. --lr-drop 33:0.005 once the curve flattens).")
 @click.option("--optimizer", "train__optimizer", type=click.Choice(["sgd", "adam"]), default="sgd",
               show_default=True)
 @click.option("--kl-target", "train__kl_target", type=click.FloatRange(0, min_open=True), default=None)

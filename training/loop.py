@@ -100,6 +100,24 @@ class LoopConfig:
     threads: int | None = None
     cpu_hours: float | None = None
     start_model: str | None = None
+    lr_drops: tuple[tuple[int, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        # run.json holds them as lists: keep one form, sorted by generation
+        drops = tuple(sorted((int(generation), float(rate)) for generation, rate in self.lr_drops))
+        if any(generation < 1 or rate <= 0 for generation, rate in drops):
+            raise ValueError(f"learning rate drops need a generation >= 1 and a positive rate, not {drops}")
+        object.__setattr__(self, "lr_drops", drops)
+
+    def learning_rate(self, generation: int) -> float:
+        """The peak learning rate ``generation`` trains at: ``train.learning_rate`` until the first of
+        ``lr_drops`` (``(from generation, rate)``, the step schedule Leela Zero and AlphaGo Zero used once
+        progress slowed), then that drop's rate."""
+        rate = self.train.learning_rate
+        for start, drop in self.lr_drops:
+            if generation >= start:
+                rate = drop
+        return rate
 
     def game_rules(self) -> Any:
         from engine import Rules
@@ -323,7 +341,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
     if not dirs:
         raise RunStateError(f"generation {generation} has no training samples in {run.path('chunks')}")
     expect = ChunkInfo(info.game, run.rules.size, info.encoder, info.num_planes, "bits", 0)
-    config = run.config.train
+    config = replace(run.config.train, learning_rate=run.config.learning_rate(generation))
     if run.cluster is not None:
         result = run.cluster.train(run.best, run.model_path(generation), dirs, expect, generation, config,
                                    run.path("tensorboard"))
@@ -333,7 +351,8 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
             result = train(samples, load_model(run.best), run.model_path(generation), generation, config,
                            run.path("tensorboard"), lambda done, _metrics: bar.update(done - bar.n))
     run.report(f"generation {generation} training: {result.describe()}")
-    return {"steps": result.steps, "train_samples": result.samples, "train_policy_loss": result.policy_loss,
+    return {"steps": result.steps, "learning_rate": config.learning_rate, "train_samples": result.samples,
+            "train_policy_loss": result.policy_loss,
             "train_value_loss": result.value_loss, "train_top1": result.top1,
             **{f"train_{term}_loss": loss for term, loss in result.aux_losses.items()}}
 

@@ -247,3 +247,22 @@ def test_a_rating_opponent_that_cannot_run_is_refused_before_anything_is_done(tm
     assert not (tmp_path / "run").exists()
     unrated = replace_paths(config, {"rating_games": 0})  # no ratings: the opponent is never asked for
     assert run_loop(tmp_path / "unrated", replace_paths(unrated, {"gate_games": 0}))["next"] == 2
+
+
+def test_learning_rate_drops_take_effect_from_their_generation(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    config = replace_paths(_config(generations=3), {"rating_games": 0, "gate_games": 0,
+                                                     "lr_drops": [[3, 0.001], [2, 0.005]]})  # as run.json has them
+    assert config.lr_drops == ((2, 0.005), (3, 0.001))
+    assert [config.learning_rate(g) for g in (1, 2, 3, 9)] == [config.train.learning_rate, 0.005, 0.001, 0.001]
+    assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    state = run_loop(tmp_path, config)
+    assert [row.get("learning_rate") for row in state["history"]] == [None, config.train.learning_rate, 0.005, 0.001]
+    with pytest.raises(ValueError, match="learning rate drops"):
+        replace_paths(config, {"lr_drops": ((0, 0.01),)})
+    stored = (tmp_path / "run.json").read_text()
+    resumed = _loop_command_config(monkeypatch, str(tmp_path), "--lr-drop", "40:0.002", "--lr-drop", "30:0.01")
+    assert resumed.lr_drops == ((30, 0.01), (40, 0.002)) and resumed.train == config.train
+    result = CliRunner().invoke(main, ["loop", str(tmp_path), "--lr-drop", "30"])
+    assert result.exit_code == 2 and "GENERATION:LR" in result.output
+    assert (tmp_path / "run.json").read_text() == stored
