@@ -6,6 +6,8 @@
 #   benchmarks/gomoku_run.sh [WORK] run      # supervised start + self-play loop for each rules set
 #   benchmarks/gomoku_run.sh [WORK] rate     # the issue's matches for each rules set's best network
 #   benchmarks/gomoku_run.sh [WORK] table    # Markdown table + WORK/gomoku.png (benchmarks/gomoku_table.py)
+#   benchmarks/gomoku_run.sh [WORK] save     # keep what must last, resumable, in RESULTS
+#   benchmarks/gomoku_run.sh [WORK] restore  # put it back into WORK (a new machine, a new session)
 #
 # Default WORK runs/gomoku. Everything resumes after any stop: run the same command again (the supervised
 # steps keep what they wrote, the loop is resumable, a finished match's JSON is kept, one cut short goes
@@ -28,6 +30,9 @@
 #   GAMES, VISITS, RANDOM_MOVES, SIZES   the issue's matches: 200 games, 800 visits, colours alternating,
 #                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
 #   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
+#   RESULTS        where `save` keeps things (default benchmarks/results/gomoku): each supervised start's
+#                  network and reports once trained, its games (one .tar.gz) until then; each loop as
+#                  benchmarks/loop_run.py keeps it; the matches
 # Supervised-start settings (GAMES_SUPERVISED, STEPS_SUPERVISED, BLOCKS, FILTERS, ...) go to
 # gomoku_supervised.sh through the environment (it reads GAMES, STEPS, ...: see there).
 set -euo pipefail
@@ -49,6 +54,7 @@ RANDOM_MOVES=${RANDOM_MOVES:-2}
 SIZES=${SIZES:-15}
 OPPONENTS_freestyle=${OPPONENTS_freestyle:-"gomokubench:hard mcts-rollouts:10000"}
 OPPONENTS_renju=${OPPONENTS_renju:-"gomokubench:hard"}
+RESULTS=${RESULTS:-$HERE/benchmarks/results/gomoku}
 NICE=${NICE:-19}
 export NICE
 run() { nice -n "$NICE" "$@"; }
@@ -101,5 +107,47 @@ case "$ACTION" in
     table)
         python "$HERE/benchmarks/gomoku_table.py" "$WORK" --png "$WORK/gomoku.png"
         ;;
-    *) echo "usage: $0 [WORK] [run|rate|table]" >&2; exit 2 ;;
+    save)
+        for rules in $RULESETS; do
+            supervised="$WORK/supervised-$rules" kept="$RESULTS/supervised-$rules"
+            if [ -f "$supervised/model1.safetensors" ]; then
+                mkdir -p "$kept"
+                rm -f "$kept/sgf.tar.gz"
+                for file in "$supervised"/model1.safetensors "$supervised"/*.json; do
+                    [ -f "$file" ] && cp "$file" "$kept/"
+                done
+            elif [ -d "$supervised/sgf" ]; then
+                mkdir -p "$kept"
+                tar czf "$kept/sgf.tar.gz.part" -C "$supervised" sgf
+                mv "$kept/sgf.tar.gz.part" "$kept/sgf.tar.gz"
+            fi
+            [ -f "$WORK/loop-$rules/state.json" ] && \
+                python "$HERE/benchmarks/loop_run.py" save "$WORK/loop-$rules" "$RESULTS/loop-$rules"
+        done
+        if [ -d "$WORK/matches" ]; then
+            mkdir -p "$RESULTS/matches"
+            cp -r "$WORK/matches/." "$RESULTS/matches/"
+            find "$RESULTS/matches" -name '*.part' -delete
+        fi
+        echo "saved in $RESULTS"
+        ;;
+    restore)
+        for rules in $RULESETS; do
+            kept="$RESULTS/supervised-$rules" supervised="$WORK/supervised-$rules"
+            if [ -d "$kept" ]; then
+                mkdir -p "$supervised"
+                [ -f "$kept/sgf.tar.gz" ] && tar xzf "$kept/sgf.tar.gz" -C "$supervised" --skip-old-files
+                for file in "$kept"/model1.safetensors "$kept"/*.json; do
+                    [ -f "$file" ] && cp -n "$file" "$supervised/"
+                done
+            fi
+            [ -d "$RESULTS/loop-$rules" ] && \
+                python "$HERE/benchmarks/loop_run.py" restore "$RESULTS/loop-$rules" "$WORK/loop-$rules"
+        done
+        if [ -d "$RESULTS/matches" ]; then
+            mkdir -p "$WORK/matches"
+            cp -rn "$RESULTS/matches/." "$WORK/matches/"
+        fi
+        ;;
+    *) echo "usage: $0 [WORK] [run|rate|table|save|restore]" >&2; exit 2 ;;
 esac
