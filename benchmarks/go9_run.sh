@@ -42,6 +42,8 @@ RATING_GAMES=${RATING_GAMES:-40}
 RATING_EVERY=${RATING_EVERY:-3}
 RATING_VISITS=${RATING_VISITS:-400}
 RESULTS=${RESULTS:-$HERE/benchmarks/results/go9}
+# shellcheck source=benchmarks/keep.sh
+. "$HERE/benchmarks/keep.sh"
 GNUGO="gnugo --mode gtp --level 10 --chinese-rules --positional-superko"   # superko, as our rules
 export PATH="$PATH:/usr/games"
 mkdir -p "$WORK"
@@ -70,20 +72,13 @@ case "$ACTION" in
         for name in ratings.md progress.png; do
             [ -f "$WORK/loop/$name" ] && cp "$WORK/loop/$name" "$RESULTS/$name"
         done
-        if [ -d "$WORK/matches" ]; then
-            mkdir -p "$RESULTS/matches"
-            cp -r "$WORK/matches/." "$RESULTS/matches/"
-            find "$RESULTS/matches" -name '*.part' -delete
-        fi
+        keep_folder "$WORK/matches" "$RESULTS/matches"
         echo "saved in $RESULTS"
         ;;
     restore)
         [ -d "$RESULTS/loop" ] || { echo "nothing saved in $RESULTS"; exit 0; }
         python "$HERE/benchmarks/loop_run.py" restore "$RESULTS/loop" "$WORK/loop"
-        if [ -d "$RESULTS/matches" ]; then
-            mkdir -p "$WORK/matches"
-            cp -rn "$RESULTS/matches/." "$WORK/matches/"
-        fi
+        restore_folder "$RESULTS/matches" "$WORK/matches"
         ;;
     *) echo "usage: $0 [WORK] [run|matches|save|restore]" >&2; exit 2 ;;
 esac

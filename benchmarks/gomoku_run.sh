@@ -58,6 +58,8 @@ RESULTS=${RESULTS:-$HERE/benchmarks/results/gomoku}
 NICE=${NICE:-19}
 export NICE
 run() { nice -n "$NICE" "$@"; }
+# shellcheck source=benchmarks/keep.sh
+. "$HERE/benchmarks/keep.sh"
 mkdir -p "$WORK"
 
 train_rules() {
@@ -73,6 +75,13 @@ train_rules() {
     run engine loop "$WORK/loop-$rules" --game gomoku --size 15 --rules "$rules" --start-model "$start" \
         --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --seed 17 \
         --rating-games "$RATING_GAMES" --rating-opponent "$RATING_OPPONENT" $METHOD_FLAGS $LOOP_FLAGS
+}
+
+copy_trained() {  # $1 -> $2: a supervised start's network and reports ($3: cp's flags, e.g. -n)
+    mkdir -p "$2"
+    for file in "$1"/model1.safetensors "$1"/*.json; do
+        if [ -f "$file" ]; then cp ${3:-} "$file" "$2/"; fi
+    done
 }
 
 match() {  # $1: rules, $2: model, $3: opponent, $4: board size, $5: seed
@@ -111,11 +120,8 @@ case "$ACTION" in
         for rules in $RULESETS; do
             supervised="$WORK/supervised-$rules" kept="$RESULTS/supervised-$rules"
             if [ -f "$supervised/model1.safetensors" ]; then
-                mkdir -p "$kept"
                 rm -f "$kept/sgf.tar.gz"
-                for file in "$supervised"/model1.safetensors "$supervised"/*.json; do
-                    [ -f "$file" ] && cp "$file" "$kept/"
-                done
+                copy_trained "$supervised" "$kept"
             elif [ -d "$supervised/sgf" ]; then
                 mkdir -p "$kept"
                 tar czf "$kept/sgf.tar.gz.part" -C "$supervised" sgf
@@ -124,11 +130,7 @@ case "$ACTION" in
             [ -f "$WORK/loop-$rules/state.json" ] && \
                 python "$HERE/benchmarks/loop_run.py" save "$WORK/loop-$rules" "$RESULTS/loop-$rules"
         done
-        if [ -d "$WORK/matches" ]; then
-            mkdir -p "$RESULTS/matches"
-            cp -r "$WORK/matches/." "$RESULTS/matches/"
-            find "$RESULTS/matches" -name '*.part' -delete
-        fi
+        keep_folder "$WORK/matches" "$RESULTS/matches"
         echo "saved in $RESULTS"
         ;;
     restore)
@@ -137,17 +139,12 @@ case "$ACTION" in
             if [ -d "$kept" ]; then
                 mkdir -p "$supervised"
                 [ -f "$kept/sgf.tar.gz" ] && tar xzf "$kept/sgf.tar.gz" -C "$supervised" --skip-old-files
-                for file in "$kept"/model1.safetensors "$kept"/*.json; do
-                    [ -f "$file" ] && cp -n "$file" "$supervised/"
-                done
+                copy_trained "$kept" "$supervised" -n
             fi
             [ -d "$RESULTS/loop-$rules" ] && \
                 python "$HERE/benchmarks/loop_run.py" restore "$RESULTS/loop-$rules" "$WORK/loop-$rules"
         done
-        if [ -d "$RESULTS/matches" ]; then
-            mkdir -p "$WORK/matches"
-            cp -rn "$RESULTS/matches/." "$WORK/matches/"
-        fi
+        restore_folder "$RESULTS/matches" "$WORK/matches"
         ;;
     *) echo "usage: $0 [WORK] [run|rate|table|save|restore]" >&2; exit 2 ;;
 esac
