@@ -25,6 +25,10 @@
 #                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
 #   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--games 400 --steps 300")
 #   CPU_HOURS      loop budget per rules set (default 8), GENERATIONS (default 1000: the budget decides)
+#   WORKERS        self-play processes (default 2: one a core on this machine)
+#   STEPS          training steps of 256 a generation (default 150, as the 9x9 runs: 200 games give about
+#                  3,000 targets, so a sample is drawn about 13 times a generation; the loop's own
+#                  default, 1000, is for bigger generations)
 #   RATING_OPPONENT, RATING_GAMES   the curve's fixed opponent and games a generation
 #                  (default gomokubench:standard, 40)
 #   GAMES, VISITS, RANDOM_MOVES, SIZES   the matches: 200 games, 800 visits, colours alternating,
@@ -45,6 +49,8 @@ RENJU_START=${RENJU_START:-freestyle}
 METHOD_FLAGS=${METHOD_FLAGS:-}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-8}
+WORKERS=${WORKERS:-2}
+STEPS=${STEPS:-150}
 GENERATIONS=${GENERATIONS:-1000}
 RATING_OPPONENT=${RATING_OPPONENT:-gomokubench:standard}
 RATING_GAMES=${RATING_GAMES:-40}
@@ -73,7 +79,8 @@ train_rules() {
     fi
     # shellcheck disable=SC2086  # the flags are words
     run engine loop "$WORK/loop-$rules" --game gomoku --size 15 --rules "$rules" --start-model "$start" \
-        --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --seed 17 \
+        --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --workers "$WORKERS" --seed 17 \
+        --steps "$STEPS" \
         --rating-games "$RATING_GAMES" --rating-opponent "$RATING_OPPONENT" $METHOD_FLAGS $LOOP_FLAGS
 }
 
