@@ -49,18 +49,15 @@ def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: in
 
 
 def _lr_drops(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
-    """``--lr-drop GENERATION:LR`` options as ``(generation, rate)`` pairs, sorted."""
+    """``--lr-drop GENERATION:LR`` options as ``(generation, rate)`` pairs (LoopConfig checks their values)."""
     drops = []
     for text in values:
         generation, _, rate = text.partition(":")
         try:
-            drop = (int(generation), float(rate))
+            drops.append((int(generation), float(rate)))
         except ValueError:
             raise click.BadParameter(f"{text!r}: expected GENERATION:LR, e.g. 33:0.005") from None
-        if drop[0] < 1 or not drop[1] > 0:
-            raise click.BadParameter(f"{text!r}: the generation must be at least 1 and the rate positive")
-        drops.append(drop)
-    return tuple(sorted(drops))
+    return tuple(drops)
 
 
 def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> float:

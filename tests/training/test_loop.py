@@ -265,4 +265,6 @@ def test_learning_rate_drops_take_effect_from_their_generation(tmp_path: Path,
     assert resumed.lr_drops == ((30, 0.01), (40, 0.002)) and resumed.train == config.train
     result = CliRunner().invoke(main, ["loop", str(tmp_path), "--lr-drop", "30"])
     assert result.exit_code == 2 and "GENERATION:LR" in result.output
+    result = CliRunner().invoke(main, ["loop", str(tmp_path), "--lr-drop", "0:0.01"])
+    assert result.exit_code != 0 and "learning rate drops need a generation >= 1" in result.output
     assert (tmp_path / "run.json").read_text() == stored
