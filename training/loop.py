@@ -609,6 +609,8 @@ def plot_progress(history: list[dict[str, Any]], path: str | os.PathLike[str]) -
 
     Drawn on a bare ``Figure`` (no pyplot), so no global backend is chosen or needed.
     """
+    import textwrap
+
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -631,9 +633,12 @@ def plot_progress(history: list[dict[str, Any]], path: str | os.PathLike[str]) -
         errors = [[v - row["rating"]["elo_low"] for v, row in zip(y, rated)],
                   [row["rating"]["elo_high"] - v for v, row in zip(y, rated)]]
         ratings.errorbar(x, y, yerr=errors, marker="o", capsize=3)
-        ratings.set_ylabel(f"Elo vs {rated[0]['rating']['opponent']}")
+        ratings.set_title("\n".join(textwrap.wrap(f"Elo against {rated[0]['rating']['opponent']}", 60)),
+                          fontsize="medium")
+    else:
+        ratings.set_title("rating")
     ratings.set_xlabel("generation")
-    ratings.set_title("rating")
+    ratings.set_ylabel("Elo (0 = even)")
     for axes in (losses, ratings):
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     figure.tight_layout()
