@@ -20,9 +20,9 @@ import click
 
 from engine.bench.timing import runtime_options
 
-__all__ = ["bootstrap_command", "selfplay_command", "gather_command", "train_command", "validate_command",
-           "evaluate_command", "loop_command", "match_command", "gnugo_games_command", "check_games_command",
-           "gomokubench_games_command"]
+__all__ = ["bootstrap_command", "grow_command", "selfplay_command", "gather_command", "train_command",
+           "validate_command", "evaluate_command", "loop_command", "match_command", "gnugo_games_command",
+           "check_games_command", "gomokubench_games_command"]
 
 _GAMES = click.Choice(["go", "gomoku"])
 
@@ -173,6 +173,28 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
     info = read_info(path)
     aux = ", ".join(info.config.aux_heads) or "none"
     click.echo(f"{path}: {info.name}, {info.describe()}, auxiliary heads: {aux}")
+
+
+# -------------------------------------------------------------------- grow
+@click.command("grow")
+@click.argument("in_model", type=click.Path(exists=True, dir_okay=False))
+@click.argument("out_model", type=click.Path(dir_okay=False))
+@click.option("--blocks", type=click.IntRange(0), required=True, help="Residual blocks (at least the model's).")
+@click.option("--filters", type=click.IntRange(1), required=True, help="Filters per layer (at least the model's).")
+@click.option("--noise", type=click.FloatRange(0), default=0.01, show_default=True,
+              help="Relative spread of the copied filters' weights (0: exactly the same outputs).")
+@click.option("--seed", type=int, default=0, show_default=True)
+def grow_command(in_model: str, out_model: str, blocks: int, filters: int, noise: float, seed: int) -> None:
+    """Write IN_MODEL grown to more blocks and filters, playing as it did: train it on from there."""
+    from engine import EngineError, load_model, save_model
+    from training.grow import grow_model
+
+    try:
+        model = load_model(in_model)
+        path = save_model(out_model, grow_model(model, blocks, filters, noise, seed))
+    except (EngineError, ValueError) as error:
+        raise _fail(error) from error
+    click.echo(f"{path}: {model.net.config.name} grown to {blocks} blocks of {filters} filters")
 
 
 # ---------------------------------------------------------------- selfplay
