@@ -60,6 +60,20 @@ def _lr_drops(_ctx: click.Context, _param: click.Parameter, values: tuple[str, .
     return tuple(drops)
 
 
+def _grow_steps(_ctx: click.Context, _param: click.Parameter,
+                values: tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
+    """``--grow GENERATION:BLOCKSxFILTERS`` options as ``(generation, blocks, filters)`` (LoopConfig checks them)."""
+    steps = []
+    for text in values:
+        generation, _, size = text.partition(":")
+        blocks, _, filters = size.lower().partition("x")
+        try:
+            steps.append((int(generation), int(blocks), int(filters)))
+        except ValueError:
+            raise click.BadParameter(f"{text!r}: expected GENERATION:BLOCKSxFILTERS, e.g. 58:6x64") from None
+    return tuple(steps)
+
+
 def _share(_ctx: click.Context, _param: click.Parameter, percent: float) -> float:
     """A ``--...-pct`` option's value as the share the configs hold."""
     return percent / 100
@@ -529,6 +543,9 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--lr-drop", "lr_drops", multiple=True, callback=_lr_drops, metavar="GENERATION:LR",
               help="From GENERATION on, train at peak learning rate LR (repeat for a step schedule; "
                    "e.g. --lr-drop 33:0.005 once the curve flattens).")
+@click.option("--grow", "grow", multiple=True, callback=_grow_steps, metavar="GENERATION:BLOCKSxFILTERS",
+              help="From GENERATION on, train a network of this size, grown from the best (`engine grow`; "
+                   "e.g. --grow 58:6x64 once a small network's curve flattens).")
 @click.option("--optimizer", "train__optimizer", type=click.Choice(["sgd", "adam"]), default="sgd",
               show_default=True)
 @click.option("--kl-target", "train__kl_target", type=click.FloatRange(0, min_open=True), default=None)

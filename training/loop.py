@@ -101,6 +101,7 @@ class LoopConfig:
     cpu_hours: float | None = None
     start_model: str | None = None
     lr_drops: tuple[tuple[int, float], ...] = ()
+    grow: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         # run.json holds them as lists: keep one form, sorted by generation
@@ -108,6 +109,14 @@ class LoopConfig:
         if any(generation < 1 or rate <= 0 for generation, rate in drops):
             raise ValueError(f"learning rate drops need a generation >= 1 and a positive rate, not {drops}")
         object.__setattr__(self, "lr_drops", drops)
+        steps = tuple(sorted((int(generation), int(blocks), int(filters)) for generation, blocks, filters in self.grow))
+        size = (self.bootstrap.blocks, self.bootstrap.filters)
+        for generation, blocks, filters in steps:
+            if generation < 1 or blocks < size[0] or filters < size[1]:
+                raise ValueError(f"the network grows from generation 1 on, to at least {size[0]} blocks of "
+                                 f"{size[1]} filters: not to {blocks} of {filters} at generation {generation}")
+            size = (blocks, filters)
+        object.__setattr__(self, "grow", steps)
 
     def learning_rate(self, generation: int) -> float:
         """The peak learning rate ``generation`` trains at: ``train.learning_rate`` until the first of
@@ -118,6 +127,16 @@ class LoopConfig:
             if generation >= start:
                 rate = drop
         return rate
+
+    def architecture(self, generation: int) -> tuple[int, int]:
+        """Blocks and filters of ``generation``'s network: the bootstrap's until the first of ``grow``
+        (``(from generation, blocks, filters)``), then that step's. A run outgrows its small network
+        without starting over: :func:`training.grow.grow_model` keeps what it learnt."""
+        size = (self.bootstrap.blocks, self.bootstrap.filters)
+        for start, blocks, filters in self.grow:
+            if generation >= start:
+                size = (blocks, filters)
+        return size
 
     def game_rules(self) -> Any:
         from engine import Rules
@@ -248,7 +267,8 @@ class _Run:
         from engine import MODEL_SUFFIX, NetConfig, model_name
 
         boot = self.config.bootstrap  # a model's name depends on blocks, filters and heads, not the planes
-        net = NetConfig(boot.blocks, boot.filters, 1, None if boot.heads == "pooled" else boot.size, boot.heads)
+        blocks, filters = self.config.architecture(generation)
+        net = NetConfig(blocks, filters, 1, None if boot.heads == "pooled" else boot.size, boot.heads)
         return self.path("models", model_name(generation, net) + MODEL_SUFFIX)
 
 
@@ -336,6 +356,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
     from training.train import train
 
     info = read_info(run.best)
+    base = _grown(run, generation)
     window = range(max(1, generation - run.config.window + 1), generation + 1)
     dirs = _chunk_dirs(run, "chunks", window)
     if not dirs:
@@ -343,18 +364,35 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
     expect = ChunkInfo(info.game, run.rules.size, info.encoder, info.num_planes, "bits", 0)
     config = replace(run.config.train, learning_rate=run.config.learning_rate(generation))
     if run.cluster is not None:
-        result = run.cluster.train(run.best, run.model_path(generation), dirs, expect, generation, config,
+        result = run.cluster.train(base, run.model_path(generation), dirs, expect, generation, config,
                                    run.path("tensorboard"))
     else:
         samples = load_samples(dirs, expect)
         with tqdm(total=config.steps, desc=f"train {_gen(generation)}", unit="step", leave=False) as bar:
-            result = train(samples, load_model(run.best), run.model_path(generation), generation, config,
+            result = train(samples, load_model(base), run.model_path(generation), generation, config,
                            run.path("tensorboard"), lambda done, _metrics: bar.update(done - bar.n))
     run.report(f"generation {generation} training: {result.describe()}")
     return {"steps": result.steps, "learning_rate": config.learning_rate, "train_samples": result.samples,
             "train_policy_loss": result.policy_loss,
             "train_value_loss": result.value_loss, "train_top1": result.top1,
             **{f"train_{term}_loss": loss for term, loss in result.aux_losses.items()}}
+
+
+def _grown(run: _Run, generation: int) -> Path:
+    """The model ``generation`` trains from: the best, grown first when ``generation`` starts a larger network
+    (saved beside it as the same generation at the new size, so a resumed run grows it the same way)."""
+    from engine import MODEL_SUFFIX, load_model, model_name, read_info, save_model
+    from training.grow import grow_model
+
+    net = read_info(run.best).config
+    blocks, filters = run.config.architecture(generation)
+    if (net.blocks, net.filters) == (blocks, filters):
+        return run.best
+    best = load_model(run.best)
+    grown = grow_model(best, blocks, filters, seed=run.config.bootstrap.seed + generation)
+    path = save_model(run.path("models", model_name(best.info.generation, grown.net.config) + MODEL_SUFFIX), grown)
+    run.report(f"generation {generation}: {run.best.name} grown to {path.name}")
+    return path
 
 
 def _validate(run: _Run, generation: int) -> dict[str, Any]:

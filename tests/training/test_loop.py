@@ -268,3 +268,25 @@ def test_learning_rate_drops_take_effect_from_their_generation(tmp_path: Path,
     result = CliRunner().invoke(main, ["loop", str(tmp_path), "--lr-drop", "0:0.01"])
     assert result.exit_code != 0 and "learning rate drops need a generation >= 1" in result.output
     assert (tmp_path / "run.json").read_text() == stored
+
+
+def test_a_run_grows_its_network_from_the_generation_asked(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    config = replace_paths(_config(generations=3), {"rating_games": 0, "gate_games": 0, "grow": [[2, 2, 12]]})
+    assert [config.architecture(g) for g in (0, 1, 2, 3)] == [(1, 8), (1, 8), (2, 12), (2, 12)]
+    assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    notes: list[str] = []
+    state = run_loop(tmp_path, config, report=notes.append)
+    assert [row["model"] for row in state["history"]] == ["000000-b1c8.safetensors", "000001-b1c8.safetensors",
+                                                          "000002-b2c12.safetensors", "000003-b2c12.safetensors"]
+    assert (tmp_path / "models" / "000001-b2c12.safetensors").exists()   # generation 1, grown, trained on
+    assert sum("grown to 000001-b2c12" in note for note in notes) == 1
+    assert state["best"] == "models/000003-b2c12.safetensors"
+    with pytest.raises(ValueError, match="to at least 1 blocks of 8 filters: not to 1 of 4"):
+        replace_paths(config, {"grow": ((2, 1, 4),)})
+    with pytest.raises(ValueError, match="from generation 1 on"):
+        replace_paths(config, {"grow": ((0, 2, 12),)})
+    resumed = _loop_command_config(monkeypatch, str(tmp_path), "--grow", "5:3x16")
+    assert resumed.grow == ((5, 3, 16),)
+    result = CliRunner().invoke(main, ["loop", str(tmp_path), "--grow", "5:3"])
+    assert result.exit_code == 2 and "GENERATION:BLOCKSxFILTERS" in result.output
