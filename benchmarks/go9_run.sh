@@ -20,6 +20,9 @@
 #                 pruning with the ownership and score targets, 200 games of PUCT 400 visits a generation)
 #   LR_DROPS      the learning rate's step schedule, GENERATION:LR words (default "34:0.005": from 0.02 to
 #                 0.005 once the curve had been flat for ten generations, 21-30, at 72-86% of 40 games)
+#   GROW          the network's growth, GENERATION:BLOCKSxFILTERS words (default "58:6x64": the b4c48 network
+#                 was flat from generation 24 to 57, at 83-88% against GNU Go level 10 over 200 games at 800
+#                 visits, with a policy loss that no longer fell; `engine grow` keeps what it learnt)
 #   LOOP_FLAGS    any other `engine loop` options, passed through
 #   CPU_HOURS     the loop's budget in CPU hours, counted over the whole run (default 24)
 #   WORKERS       self-play processes (default 2: one a core on this machine)
@@ -35,6 +38,7 @@ START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
 FROM=${FROM:-}
 METHOD_FLAGS=${METHOD_FLAGS:-"--games 200 --forced-playouts 2"}
 LR_DROPS=${LR_DROPS:-"34:0.005"}
+GROW=${GROW:-"58:6x64"}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-24}
 WORKERS=${WORKERS:-2}
@@ -55,13 +59,14 @@ case "$ACTION" in
             cp -r "$FROM/." "$WORK/loop/"
             rm -f "$WORK/loop/.lock"
         fi
-        drops=()
-        for drop in $LR_DROPS; do drops+=(--lr-drop "$drop"); done
+        schedule=()
+        for drop in $LR_DROPS; do schedule+=(--lr-drop "$drop"); done
+        for step in $GROW; do schedule+=(--grow "$step"); done
         # shellcheck disable=SC2086  # the flags are words
         nice -n 10 engine loop "$WORK/loop" --game go --size 9 --rules "chinese size=9 komi=7" --start-model "$START" \
             --generations 100000 --cpu-hours "$CPU_HOURS" --threads 1 --workers "$WORKERS" --seed 13 --steps 150 \
             --rating-opponent "$GNUGO" --rating-games "$RATING_GAMES" --rating-every "$RATING_EVERY" \
-            --match-visits "$RATING_VISITS" "${drops[@]}" $METHOD_FLAGS $LOOP_FLAGS
+            --match-visits "$RATING_VISITS" "${schedule[@]}" $METHOD_FLAGS $LOOP_FLAGS
         ;;
     matches)
         "$HERE/benchmarks/ship_matches.sh" "$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop")" "$WORK/matches"
