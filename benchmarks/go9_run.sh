@@ -5,7 +5,7 @@
 # level 10 and against Pachi at equal time a move).
 #
 #   benchmarks/go9_run.sh [WORK] run       # run (or resume) the loop in WORK/loop
-#   benchmarks/go9_run.sh [WORK] matches   # the issue's matches for the best network, in WORK/matches
+#   benchmarks/go9_run.sh [WORK] matches   # the issue's matches for the best network, in WORK/matches/MODEL
 #   benchmarks/go9_run.sh [WORK] save      # keep the run (resumable), its curve and matches in RESULTS
 #   benchmarks/go9_run.sh [WORK] restore   # put a saved run back into WORK (a new machine, a new session)
 #
@@ -69,7 +69,8 @@ case "$ACTION" in
             --match-visits "$RATING_VISITS" "${schedule[@]}" $METHOD_FLAGS $LOOP_FLAGS
         ;;
     matches)
-        "$HERE/benchmarks/ship_matches.sh" "$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop")" "$WORK/matches"
+        best=$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop")
+        "$HERE/benchmarks/ship_matches.sh" "$best" "$WORK/matches/$(basename "$best" .safetensors)"
         ;;
     save)
         mkdir -p "$RESULTS"
