@@ -356,7 +356,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
     from training.train import train
 
     info = read_info(run.best)
-    base = _grown(run, generation)
+    base = _grown(run, generation, info.config)
     window = range(max(1, generation - run.config.window + 1), generation + 1)
     dirs = _chunk_dirs(run, "chunks", window)
     if not dirs:
@@ -378,13 +378,13 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
             **{f"train_{term}_loss": loss for term, loss in result.aux_losses.items()}}
 
 
-def _grown(run: _Run, generation: int) -> Path:
-    """The model ``generation`` trains from: the best, grown first when ``generation`` starts a larger network
-    (saved beside it as the same generation at the new size, so a resumed run grows it the same way)."""
-    from engine import MODEL_SUFFIX, load_model, model_name, read_info, save_model
+def _grown(run: _Run, generation: int, net: Any) -> Path:
+    """The model ``generation`` trains from: the best (whose network is ``net``), grown first when
+    ``generation`` starts a larger network (saved beside it as the same generation at the new size, so a
+    resumed run grows it the same way)."""
+    from engine import MODEL_SUFFIX, load_model, model_name, save_model
     from training.grow import grow_model
 
-    net = read_info(run.best).config
     blocks, filters = run.config.architecture(generation)
     if (net.blocks, net.filters) == (blocks, filters):
         return run.best
