@@ -3,7 +3,7 @@
 # core, one process per core with one torch thread each, one process on one thread; alone and with
 # one core taken by a busy process (as when anything else runs). Medians of ROUNDS runs.
 #
-#   benchmarks/selfplay_cores.sh [MODEL]      # default: the bundled 9x9 network
+#   benchmarks/selfplay_cores.sh [MODEL]      # default: the supervised 9x9 network (the README's figures)
 #
 # Each run plays GAMES (default 32) games of 9x9 at 400 readouts with Playout Cap Randomization,
 # 16 games in flight per process, and reports `engine selfplay --json`'s games/hour. Run it on a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bundled 9x9 network's matches: 800 visits, komi 7, Chinese rules, colours alternating,
+# A 9x9 network's shipping matches: 800 visits, komi 7, Chinese rules, colours alternating,
 # 2 random opening moves, GNU Go 3.8 scoring, two games at a time, one thread per engine.
 #
 #   benchmarks/ship_matches.sh [MODEL] [WORK]     # default: the bundled network, runs/ship-matches
@@ -8,13 +8,14 @@
 #   2. against Pachi 11.99 (built by benchmarks/build_pachi.sh) at equal time per move: Pachi plays the
 #      playouts a move (`-t =N`) that take it our mean genmove time of match 1, timed on match 1's
 #      positions (benchmarks/pachi_playouts.py; Pachi's `-t SECONDS` reserves 2 s of network lag and so
-#      thinks only 0.1 s a move when given less). Both mean times a move are reported.
+#      thinks only 0.1 s a move when given less), without pondering (Pachi's default: it would think on our
+#      time and take the core our engine needs). Both mean times a move are reported.
 # Run it with nothing else on the machine: the calibration and the matches must see the same cores.
 # GAMES (default 200) games each; results in WORK/*.json (a match cut short goes on from its SGF folder).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-MODEL=${1:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
+MODEL=${1:-$HERE/engine/nn/networks/go-selfplay9-b6c64-pooled.safetensors}
 WORK=${2:-runs/ship-matches}
 GAMES=${GAMES:-200}
 VISITS=${VISITS:-800}
@@ -35,14 +36,16 @@ match gnugo10 "gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
 SECONDS_A_MOVE=$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
     "$WORK/gnugo10.json")
 PACHI=$("$HERE/benchmarks/build_pachi.sh")
+# One thread, and no pondering: Pachi 11.99 ponders by default, on the core our engine needs while it thinks
+PACHI_ARGS="threads=1,pondering=0"
 if [ ! -f "$WORK/pachi-playouts" ]; then
-    python3 "$HERE/benchmarks/pachi_playouts.py" "$PACHI -r chinese threads=1" "$SECONDS_A_MOVE" "$WORK/gnugo10" \
+    python3 "$HERE/benchmarks/pachi_playouts.py" "$PACHI -r chinese $PACHI_ARGS" "$SECONDS_A_MOVE" "$WORK/gnugo10" \
         >"$WORK/pachi-playouts.part"
     mv "$WORK/pachi-playouts.part" "$WORK/pachi-playouts"
 fi
 PLAYOUTS=$(cat "$WORK/pachi-playouts")
 echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time against GNU Go" >&2
-match pachi "$PACHI -r chinese -t =$PLAYOUTS threads=1" 2
+match pachi "$PACHI -r chinese -t =$PLAYOUTS $PACHI_ARGS" 2
 for name in gnugo10 pachi; do
     python3 -c "
 import json, sys

@@ -18,7 +18,7 @@ from typing import Any
 from training.stats import signed
 
 ARMS = ("puct", "aux", "forced", "gumbel16", "gumbel32")
-LABELS = {"start": "start network (bundled)", "puct": "PUCT (today's pipeline)", "aux": "+ auxiliary targets",
+LABELS = {"start": "start network (supervised)", "puct": "PUCT (today's pipeline)", "aux": "+ auxiliary targets",
           "forced": "+ forced playouts and pruning", "gumbel16": "Gumbel, 16 simulations",
           "gumbel32": "Gumbel, 32 simulations"}
 

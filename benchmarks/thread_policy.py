@@ -20,9 +20,9 @@ import os
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
-BUNDLED = Path(__file__).resolve().parents[1] / "engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors"
+from engine.nn.networks import bundled_model
+
 PINNED = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
 PASSIVE = {"OMP_WAIT_POLICY": "PASSIVE"}
 
@@ -38,7 +38,7 @@ def _run(args: argparse.Namespace, threads: int, env: dict[str, str], contend: b
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--model", default=str(BUNDLED))
+    parser.add_argument("--model", default=str(bundled_model("go")))
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--visits", type=int, default=800)
     parser.add_argument("--moves", type=int, default=8)

@@ -19,7 +19,7 @@ from engine.core.rules import Rules
 __all__ = ["BUNDLED", "bundled_model", "network_family"]
 
 #: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
-BUNDLED = {"go": "go-gnugo9-b4c48-pooled.safetensors"}
+BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors"}
 
 
 def network_family(rules: Rules | str) -> str | None:
