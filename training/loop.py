@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import atomic_path, read_json, write_json, write_text
 from training.errors import RunStateError
@@ -60,6 +60,9 @@ from training.selfplay import HOLDOUT_DIR, SelfPlayConfig
 from training.settings import from_dict
 from training.stats import signed
 from training.train import TrainConfig
+
+if TYPE_CHECKING:
+    from engine import NetConfig
 
 __all__ = ["LoopConfig", "Cluster", "run_loop", "load_config", "cpu_hours_used", "RUN_FILE", "STATE_FILE", "PHASES"]
 
@@ -378,7 +381,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
             **{f"train_{term}_loss": loss for term, loss in result.aux_losses.items()}}
 
 
-def _grown(run: _Run, generation: int, net: Any) -> Path:
+def _grown(run: _Run, generation: int, net: NetConfig) -> Path:
     """The model ``generation`` trains from: the best (whose network is ``net``), grown first when
     ``generation`` starts a larger network (saved beside it as the same generation at the new size, so a
     resumed run grows it the same way)."""
