@@ -35,7 +35,7 @@
 #                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
 #   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
 #   RESULTS        where `save` keeps things (default benchmarks/results/gomoku): each supervised start's
-#                  network and reports once trained, its games (one .tar.gz) until then; each loop as
+#                  games (one .tar.gz), and its network and reports once trained; each loop as
 #                  benchmarks/loop_run.py keeps it; the matches
 # Supervised-start settings (GAMES_SUPERVISED, STEPS_SUPERVISED, BLOCKS, FILTERS, ...) go to
 # gomoku_supervised.sh through the environment (it reads GAMES, STEPS, ...: see there).
@@ -74,7 +74,7 @@ train_rules() {
         start=$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop-freestyle")
     else
         start="$WORK/supervised-$rules/model1.safetensors"
-        [ -f "$start" ] || GAMES=${GAMES_SUPERVISED:-3000} STEPS=${STEPS_SUPERVISED:-4000} RULES=$rules \
+        [ -f "$start" ] || GAMES=${GAMES_SUPERVISED:-3000} STEPS=${STEPS_SUPERVISED:-8000} RULES=$rules \
             "$HERE/benchmarks/gomoku_supervised.sh" "$WORK/supervised-$rules"
     fi
     # shellcheck disable=SC2086  # the flags are words
@@ -126,14 +126,12 @@ case "$ACTION" in
     save)
         for rules in $RULESETS; do
             supervised="$WORK/supervised-$rules" kept="$RESULTS/supervised-$rules"
-            if [ -f "$supervised/model1.safetensors" ]; then
-                rm -f "$kept/sgf.tar.gz"
-                copy_trained "$supervised" "$kept"
-            elif [ -d "$supervised/sgf" ]; then
+            if [ -d "$supervised/sgf" ]; then   # the games too: a few hundred kB that say what it learnt from
                 mkdir -p "$kept"
                 tar czf "$kept/sgf.tar.gz.part" -C "$supervised" sgf
                 mv "$kept/sgf.tar.gz.part" "$kept/sgf.tar.gz"
             fi
+            [ -f "$supervised/model1.safetensors" ] && copy_trained "$supervised" "$kept"
             [ -f "$WORK/loop-$rules/state.json" ] && \
                 python "$HERE/benchmarks/loop_run.py" save "$WORK/loop-$rules" "$RESULTS/loop-$rules"
         done

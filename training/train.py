@@ -44,6 +44,8 @@ OPTIMIZERS = ("sgd", "adam")
 CHECKPOINT_VERSION = 1
 KL_STEP = 1.5
 KL_BOUNDS = (0.1, 10.0)
+SATURATED = 0.999       # |v| above which tanh's gradient (1 - v^2) is under 0.002: the value head is stuck
+SATURATED_ALARM = 0.9   # the share of the last window's samples above it at which the run warns
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class TrainResult:
     seconds: float
     model: Path
     aux_losses: dict[str, float] = field(default_factory=dict)
+    value_saturated: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "model": str(self.model)}
@@ -111,7 +114,17 @@ class TrainResult:
         aux = "".join(f", {name.replace('_', ' ')} {value:.4f}" for name, value in self.aux_losses.items())
         return (f"{self.steps} steps on {self.samples} samples in {self.seconds:.1f} s{resumed}: policy loss "
                 f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}{aux}, L2 {self.l2:.4f}, "
-                f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}")
+                f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}{self.saturation_warning()}")
+
+    def saturation_warning(self) -> str:
+        """A warning when the value head is dead: a tanh stuck at +-1 passes no gradient, so the value
+        never learns again however long the run (a 15x15 Gomoku start at rate 0.02 with no warm-up did this
+        within ten steps, silently)."""
+        if not self.value_saturated >= SATURATED_ALARM:   # also NaN: no step was taken
+            return ""
+        return (f"\nwarning: the value head is saturated on {100 * self.value_saturated:.0f}% of the samples "
+                f"(|v| > {SATURATED}: tanh passes no gradient there) and will not learn; start again with a lower "
+                f"--lr or with --warmup-steps")
 
 
 @dataclass(frozen=True)
@@ -288,7 +301,8 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
             loss.backward()
             optimizer.step()
             metrics = {"loss/policy": losses.policy.item(), "loss/value": losses.value.item(), "loss/l2": l2.item(),
-                       "loss/total": loss.item(), "accuracy/top1": losses.top1.item(), "lr": rate}
+                       "loss/total": loss.item(), "accuracy/top1": losses.top1.item(), "lr": rate,
+                       "value/saturated": (losses.outputs.value.detach().abs() > SATURATED).float().mean().item()}
             metrics.update({f"loss/{term}": getattr(losses, term).item() for term in AUX_TERMS
                             if getattr(losses, term) is not None})
             if config.kl_target is not None:
@@ -320,4 +334,5 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                        kl=_mean(window, "kl") if config.kl_target is not None and window else None,
                        lr_multiplier=multiplier, seconds=time.perf_counter() - started, model=out_model,
                        aux_losses={term: _mean(window, f"loss/{term}") for term in AUX_TERMS
-                                   if window and f"loss/{term}" in window[0]})
+                                   if window and f"loss/{term}" in window[0]},
+                       value_saturated=_mean(window, "value/saturated"))

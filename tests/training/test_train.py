@@ -100,6 +100,18 @@ def test_training_lowers_the_loss_and_logs_scalars(tmp_path: Path, gomoku6_model
     assert not checkpoint_path(tmp_path / "out.safetensors").exists()
 
 
+def test_a_dead_value_head_is_reported_and_a_live_one_is_not(tmp_path: Path) -> None:
+    samples = _go_samples()
+    live = train(samples, _go_model("pooled"), tmp_path / "live.safetensors", 1, _config())
+    assert live.value_saturated < 0.5 and "saturated" not in live.describe()
+    dead = _go_model("pooled")
+    with torch.no_grad():
+        dead.net.heads.value_fc[2].bias.fill_(100.0)   # tanh(100) is 1 in float32: no gradient flows back
+    result = train(samples, dead, tmp_path / "dead.safetensors", 1, _config())
+    assert result.value_saturated == 1.0
+    assert "warning: the value head is saturated on 100% of the samples" in result.describe()
+
+
 class Interrupted(Exception):
     pass
 
