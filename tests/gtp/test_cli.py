@@ -81,4 +81,8 @@ def test_gomoku_from_the_command_line() -> None:
     result = subprocess.run([*ENGINE, "gtp", "--game", "gomoku", "--size", "9"], input=script, capture_output=True,
                             timeout=120)
     assert [text for _status, _id, text in responses(result.stdout.decode())] == ["Gomoku", "9", ""]
-    assert "pure Monte-Carlo tree search with random playouts" in result.stderr.decode()  # no network ships
+    assert f"network: {bundled_model('gomoku')}" in result.stderr.decode()   # the freestyle network ships
+    renju = subprocess.run([*ENGINE, "gtp", "--game", "gomoku", "--rules", "renju"], input=b"quit\n",
+                           capture_output=True, timeout=120)
+    assert renju.returncode == 0, renju.stderr.decode()
+    assert "pure Monte-Carlo tree search with random playouts" in renju.stderr.decode()  # no renju network yet

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.nn.networks import bundled_model
 from gtp.gomocup import GomocupBrain
 from tests.gtp.helpers import front_end_config
 from training.models import BootstrapConfig, bootstrap
@@ -97,7 +98,7 @@ def test_engine_gomocup_subprocess() -> None:
     assert result.returncode == 0, result.stderr.decode()
     assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
     assert lines[3].startswith('name="engine", version=')
-    assert "none bundled for gomoku" in result.stderr.decode()
+    assert f"network: {bundled_model('gomoku')}" in result.stderr.decode()   # the freestyle network ships
 
 
 NO_TORCH_PROBE = """

@@ -7,7 +7,7 @@ One model file per rules family at most, named here: ``go``, ``gomoku-freestyle`
 network). :func:`bundled_model` is what the front ends use when no ``--model``
 is given, for the rules in play; where nothing ships for them they play without
 a network. How each file was made (data, command, held-out accuracy, strength)
-is in the README's *Bundled network* and *Bundled Gomoku networks*.
+is in the README's *Bundled network* and, for Gomoku, *Training* › *Gomoku*.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from engine.core.rules import Rules
 __all__ = ["BUNDLED", "bundled_model", "network_family"]
 
 #: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
-BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors"}
+BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors",
+           "gomoku-freestyle": "gomoku-freestyle-supervised15-b4c48-pooled.safetensors"}
 
 
 def network_family(rules: Rules | str) -> str | None:
