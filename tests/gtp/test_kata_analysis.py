@@ -339,7 +339,8 @@ def test_katrains_queries_get_analyses_from_the_bundled_networks_heads(tmp_path:
         assert reply["moveInfos"] and all(len(info["ownership"]) == 81 for info in reply["moveInfos"])
         assert all({"scoreLead", "scoreMean", "scoreStdev", "winrate", "lcb", "prior", "pv", "utility"} <= set(info)
                    for info in reply["moveInfos"])
-    # black's view on every turn (KaTrain forces BLACK): the network gives black about 11 points more of the board
-    # in all these positions, so the sum stays positive whoever is to move
+    # black's view on every turn (KaTrain forces BLACK): the network gives black 5-7 points more of the board in all
+    # these positions (komi pays white for it), so the sum stays positive whoever is to move; in white's view it
+    # would be as negative on white's turns
     assert {r["rootInfo"]["currentPlayer"] for r in final} == {"B", "W"}
-    assert all(sum(r["ownership"]) > 5 for r in final)
+    assert all(sum(r["ownership"]) > 2 for r in final)
