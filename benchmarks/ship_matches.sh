@@ -15,7 +15,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-MODEL=${1:-$HERE/engine/nn/networks/go-selfplay9-b6c64-pooled.safetensors}
+MODEL=${1:-$(python3 -c "from engine.nn.networks import bundled_model; print(bundled_model('go'))")}
 WORK=${2:-runs/ship-matches}
 GAMES=${GAMES:-200}
 VISITS=${VISITS:-800}
