@@ -36,11 +36,12 @@ from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, g
 from engine.core.jit import njit
 from engine.core.rules import Rules
 from engine.core.scoring import lead_of
+from engine.core.threats import vcf
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["SPEC_LEN", "GAME", "SUICIDE", "WIN_LENGTH", "VARIANT", "MOVE_CAP", "TERRITORY", "GO", "GOMOKU",
            "pack_rules", "check_point", "check_move", "play_point", "place_point", "fill_legal_mask", "ended_by_play",
-           "is_terminal", "game_result", "terminal_value", "winning_point"]
+           "is_terminal", "game_result", "terminal_value", "winning_point", "vcf_point"]
 
 GAME, SUICIDE, WIN_LENGTH, VARIANT, MOVE_CAP, TERRITORY = 0, 1, 2, 3, 4, 5
 SPEC_LEN = 6
@@ -173,3 +174,12 @@ def winning_point(cells, info, W, action_point, spec, color):
     if spec[GAME] == GO or is_terminal(cells, info, spec):
         return -1
     return gomoku_winning_point(cells, info, W, action_point, color, spec[WIN_LENGTH], spec[VARIANT])
+
+
+@njit(cache=True)
+def vcf_point(cells, info, W, action_point, spec, color, depth, budget):
+    """The first move of a victory by continuous fours for ``color``, the side to move, within ``depth``
+    fours and ``budget`` fours read (:func:`engine.core.threats.vcf`), else -1 (always in Go)."""
+    if spec[GAME] == GO or is_terminal(cells, info, spec):
+        return -1
+    return vcf(cells[STONES].copy(), W, action_point, color, spec[WIN_LENGTH], spec[VARIANT], depth, budget)

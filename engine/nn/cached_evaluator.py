@@ -23,7 +23,7 @@ from engine.core.board import HISTORY, HISTORY_LEN, RING
 from engine.core.position import PositionBatch
 from engine.nn.config import NetConfig, NetOutput
 from engine.nn.model_format import ModelFormatError, ModelInfo
-from engine.search.evaluator import Evaluation, Positions, legal_masks, masked_softmax
+from engine.search.evaluator import Evaluation, Positions, apply_decisive_moves, legal_masks, masked_softmax
 
 __all__ = ["Encoder", "CachedNetEvaluator", "Symmetries", "DEFAULT_CACHE_SIZE"]
 
@@ -93,10 +93,14 @@ class CachedNetEvaluator:
     head (logits, value, ownership, score); legal-move masking is redone on
     every call. With ``random_symmetry`` a hit returns the symmetry drawn when
     the entry was made.
+
+    ``decisive`` (Gomoku; on by default): after masking, the priors and values of positions where a
+    move wins at once are corrected by :func:`~engine.search.evaluator.apply_decisive_moves` (the
+    winning move, or the one point that stops the opponent's); the cache keeps the network's outputs.
     """
 
     def __init__(self, config: NetConfig, info: ModelInfo | None, encoder: Encoder, *, random_symmetry: bool = False,
-                 cache_size: int = DEFAULT_CACHE_SIZE, seed: int | None = None) -> None:
+                 cache_size: int = DEFAULT_CACHE_SIZE, seed: int | None = None, decisive: bool = True) -> None:
         if info is not None and info.encoder != encoder.name:
             raise ModelFormatError(f"model {info.name} reads encoder {info.encoder} ({info.num_planes} planes), "
                                    f"not {encoder.name} ({encoder.num_planes} planes)")
@@ -106,6 +110,7 @@ class CachedNetEvaluator:
         self.config = config
         self.encoder = encoder
         self.random_symmetry = random_symmetry
+        self.decisive = decisive
         self._rng = np.random.default_rng(seed)
         self._symmetries: dict[int, Symmetries] = {}
         self.cache_size = int(cache_size)
@@ -144,7 +149,10 @@ class CachedNetEvaluator:
                     rows[todo] = computed
             if keys:
                 self._store([keys[i] for i in todo], fresh)
-        return Evaluation(*raw._replace(policy=masked_softmax(raw.policy, masks), value=np.clip(raw.value, -1.0, 1.0)))
+        priors, values = masked_softmax(raw.policy, masks), np.clip(raw.value, -1.0, 1.0)
+        if self.decisive:
+            apply_decisive_moves(batch, priors, values)
+        return Evaluation(*raw._replace(policy=priors, value=values))
 
     def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> NetOutput[np.ndarray]:
         """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw

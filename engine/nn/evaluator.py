@@ -140,14 +140,14 @@ class NetEvaluator(CachedNetEvaluator):
     :meth:`warm_up` (which may run in another thread) has compiled it, so that
     a front end answers at once and moves faster when the compiled form is
     ready (both forms give the same outputs to float tolerance).
-    ``random_symmetry``, ``seed`` and the cache (``cache_size``) are
+    ``random_symmetry``, ``seed``, the cache (``cache_size``) and ``decisive`` are
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s.
     """
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
                  dtype: str = "auto", random_symmetry: bool = False, cache_size: int = DEFAULT_CACHE_SIZE,
                  seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False,
-                 calibration: np.ndarray | None = None) -> None:
+                 calibration: np.ndarray | None = None, decisive: bool = True) -> None:
         import torch
 
         from engine.nn.net import PolicyValueNet
@@ -155,7 +155,7 @@ class NetEvaluator(CachedNetEvaluator):
         net = model if isinstance(model, PolicyValueNet) else model.net
         info = None if isinstance(model, PolicyValueNet) else model.info
         super().__init__(net.config, info, encoder, random_symmetry=random_symmetry, cache_size=cache_size,
-                         seed=seed)
+                         seed=seed, decisive=decisive)
         self.device = pick_device(device)
         if dtype == "int8" and (self.device.type != "cpu" or runtime == "compile"):
             raise ValueError(f"--dtype int8 runs eagerly on the cpu, not {runtime} on {self.device}")

@@ -24,9 +24,11 @@ RUNTIMES = ("auto", "eager", "compile", "numpy")
 class EvaluatorOptions:
     """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16, int8:
     ``engine.nn.config.DTYPES``), a random symmetry per evaluation, the evaluation cache size, the
-    runtime, and whether a board size runs eagerly until ``warm_up`` compiled it
-    (``eager_until_compiled``: front ends, which must answer at once). Torch's CPU threads are the
-    process's, not an evaluator's: the command sets them (``set_cpu_threads``).
+    runtime, whether a board size runs eagerly until ``warm_up`` compiled it
+    (``eager_until_compiled``: front ends, which must answer at once), and whether Gomoku's decisive
+    and anti-decisive moves correct the network (``decisive``: see
+    :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`). Torch's CPU threads are the process's,
+    not an evaluator's: the command sets them (``set_cpu_threads``).
 
     ``runtime``: one of :data:`RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
     (:func:`~engine.nn.evaluator.pick_runtime`); ``numpy`` runs the numpy forward pass
@@ -40,6 +42,7 @@ class EvaluatorOptions:
     runtime: str = "auto"
     seed: int | None = None
     eager_until_compiled: bool = False
+    decisive: bool = True
 
 
 def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
@@ -69,7 +72,7 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
         numpy_model = load_numpy_model(model_path, expect_game=rules.game, expect_size=rules.size)
         encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
         return NumpyEvaluator(numpy_model, encoder, random_symmetry=options.random_symmetry,
-                              cache_size=options.cache_size, seed=options.seed)
+                              cache_size=options.cache_size, seed=options.seed, decisive=options.decisive)
     from engine.nn.evaluator import NetEvaluator
     from engine.nn.model_file import load_model
 
@@ -78,4 +81,4 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
     return NetEvaluator(model, encoder, device=options.device, dtype=options.dtype,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
                         seed=options.seed, runtime=options.runtime,
-                        eager_until_compiled=options.eager_until_compiled)
+                        eager_until_compiled=options.eager_until_compiled, decisive=options.decisive)

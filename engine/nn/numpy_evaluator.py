@@ -34,11 +34,11 @@ class NumpyEvaluator(CachedNetEvaluator):
     runtime = "numpy"
 
     def __init__(self, model: NumpyModel | NumpyNet, encoder: Encoder, *, random_symmetry: bool = False,
-                 cache_size: int = DEFAULT_CACHE_SIZE, seed: int | None = None) -> None:
+                 cache_size: int = DEFAULT_CACHE_SIZE, seed: int | None = None, decisive: bool = True) -> None:
         net = model if isinstance(model, NumpyNet) else model.net
         info = None if isinstance(model, NumpyNet) else model.info
         super().__init__(net.config, info, encoder, random_symmetry=random_symmetry, cache_size=cache_size,
-                         seed=seed)
+                         seed=seed, decisive=decisive)
         self.net = net
 
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:

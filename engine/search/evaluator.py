@@ -35,14 +35,14 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from engine.core.board import STONES, TO_PLAY, Geometry, geometry
-from engine.core.dispatch import pack_rules, terminal_value, winning_point
+from engine.core.dispatch import pack_rules, terminal_value, vcf_point, winning_point
 from engine.core.playout import random_playout
 from engine.core.position import Position, PositionBatch
 from engine.core.rng import new_rng
 from engine.core.types import opponent
 
 __all__ = ["Evaluation", "Evaluator", "Positions", "UniformEvaluator", "RolloutEvaluator", "legal_masks",
-           "masked_softmax"]
+           "masked_softmax", "apply_decisive_moves", "decisive_priors"]
 
 Positions = Sequence[Position] | PositionBatch
 
@@ -111,6 +111,57 @@ def _keep_near_stones(priors: np.ndarray, stones: np.ndarray, geo: Geometry) -> 
     priors[rows, :-1] = kept[rows] / total[rows]
 
 
+VCF_DEPTH = 12
+"""Fours in a row that :func:`decisive_priors` reads for a victory by continuous fours."""
+VCF_BUDGET = 200
+"""Fours in all that :func:`decisive_priors` reads at one position (about 0.1 ms on 15x15)."""
+
+
+def decisive_priors(cells: np.ndarray, info: np.ndarray, geo: Geometry, spec: np.ndarray, priors: np.ndarray) -> bool:
+    """Whether the side to move wins by force: at once, or by continuous fours (then ``priors`` go all
+    to the winning move); where only the opponent could win at once, ``priors`` go all to the point
+    that stops it. ``priors`` is changed in place."""
+    mover = int(info[TO_PLAY])
+    for color, wins in ((mover, True), (opponent(mover), False)):
+        point = winning_point(cells, info, geo.width, geo.action_point, spec, color)
+        if _only_move(point, geo, priors):
+            return wins
+    return _only_move(vcf_point(cells, info, geo.width, geo.action_point, spec, mover, VCF_DEPTH, VCF_BUDGET),
+                      geo, priors)
+
+
+def _only_move(point: int, geo: Geometry, priors: np.ndarray) -> bool:
+    """Put all of ``priors`` on ``point`` (-1: none) if the evaluator allows it there (a point renju
+    forbids black gets no hint); whether it did."""
+    action = geo.point_action[point] if point >= 0 else -1
+    if action < 0 or priors[action] <= 0:
+        return False
+    priors[:] = 0.0
+    priors[action] = 1.0
+    return True
+
+
+def apply_decisive_moves(batch: PositionBatch, priors: np.ndarray, values: np.ndarray) -> None:
+    """Teytaud and Teytaud's decisive and anti-decisive moves (2010) on a Gomoku batch, in place, with
+    a victory by continuous fours counted as decisive.
+
+    Where the side to move can complete a line at once, or win by a sequence of fours
+    (:func:`engine.core.threats.vcf`), its prior goes all to the winning move and its value is exactly
+    +1; where only the opponent could complete a line at once, the prior goes all to the point that
+    stops it (the value is the evaluator's). Any other move there loses at once, which a search on a
+    network's priors sees only after visiting it, and a network that misreads one four in a hundred
+    positions would otherwise lose the game on it; a VCF is a proof the search would need many visits
+    down one narrow line to find. A no-op in Go, where no single move wins.
+    """
+    rules = batch.rules
+    if rules.game != "gomoku":
+        return
+    geo, spec = geometry(rules.size), pack_rules(rules)
+    for i in range(len(batch)):
+        if decisive_priors(batch.cells[i], batch.info[i], geo, spec, priors[i]):
+            values[i] = 1.0
+
+
 class UniformEvaluator:
     """Uniform priors over the legal actions and value 0: a network-free stand-in."""
 
@@ -131,10 +182,8 @@ class RolloutEvaluator:
     evaluator's own generator, seeded with ``seed`` (same seed and the same
     calls, same values; None: a fresh one).
 
-    ``decisive`` (Teytaud and Teytaud's decisive and anti-decisive moves, 2010): at a leaf where the
-    side to move can win at once (Gomoku: complete a line) the value is exactly +1 and the prior all on
-    that move; where only the opponent could, the prior is all on the point that stops it (the playout
-    is as usual). Random playouts find such a move only by chance and the tree averages, so without
+    ``decisive``: :func:`apply_decisive_moves` at every leaf (the playout is as usual where it does not
+    decide). Random playouts find such a move only by chance and the tree averages, so without
     this the search needs about N*N visits under every move that leaves a four open to see that it
     loses, and as many to take a five; with it the first visit does. ``near`` (Gomoku): priors only on
     the points within two lines of a stone (the whole board while it is empty), the candidates Gomoku
@@ -164,7 +213,7 @@ class RolloutEvaluator:
         values = np.zeros(len(batch), dtype=np.float32)
         for i in range(len(batch)):
             mover = batch.info[i, TO_PLAY]
-            if self.decisive and self._decisive(batch.cells[i], batch.info[i], geo, spec, priors[i]):
+            if self.decisive and decisive_priors(batch.cells[i], batch.info[i], geo, spec, priors[i]):
                 values[i] = 1.0
                 continue
             total = 0.0
@@ -176,17 +225,3 @@ class RolloutEvaluator:
                 total += value if info[TO_PLAY] == mover else -value
             values[i] = total / self.rollouts
         return Evaluation(priors, values)
-
-    @staticmethod
-    def _decisive(cells: np.ndarray, info: np.ndarray, geo: Geometry, spec: np.ndarray, priors: np.ndarray) -> bool:
-        """Whether the side to move wins at once (then ``priors`` go all to that move); where only the
-        opponent could, ``priors`` go all to the point that stops it. ``priors`` is changed in place."""
-        mover = int(info[TO_PLAY])
-        for color, wins in ((mover, True), (opponent(mover), False)):
-            point = winning_point(cells, info, geo.width, geo.action_point, spec, color)
-            action = geo.point_action[point] if point >= 0 else -1
-            if action >= 0 and priors[action] > 0:  # the stopping point may be illegal (renju): no hint then
-                priors[:] = 0.0
-                priors[action] = 1.0
-                return wins
-        return False

@@ -462,3 +462,42 @@ def test_an_evaluator_leaves_the_process_thread_count_alone() -> None:
         assert set_cpu_threads(None) == len(os.sched_getaffinity(0)) == torch.get_num_threads()
     finally:
         torch.set_num_threads(before)
+
+
+# ------------------------------------------------------ decisive moves
+def _gomoku(black: list[str], white: list[str]) -> Position:
+    """Black's and white's stones on 15x15 freestyle, played alternately from black."""
+    from engine.core.coords import gtp_to_action
+
+    game = Game(Rules.gomoku(15, 5, "freestyle"))
+    for vertex in (v for pair in zip(black, white + [""]) for v in pair if v):
+        game.play(gtp_to_action(vertex, 15))
+    return game.position
+
+
+def test_the_network_takes_a_five_and_stops_a_four_and_is_left_alone_elsewhere() -> None:
+    from engine.core.coords import gtp_to_action
+
+    win = _gomoku(["E8", "F8", "G8", "H8", "C3"], ["D8", "E10", "F11", "G12", "K3"])  # black: J8 makes five
+    stop = _gomoku(["E5", "H10", "C13", "M12"], ["F5", "G5", "H5", "J5"])           # black must take K5
+    quiet = _gomoku(["H8"], ["J9"])
+    positions = [win, stop, quiet]
+    net = _net(None, "pooled")
+    plain = _eager(net, TwoPlanes(), decisive=False).evaluate(positions)
+    decisive = _eager(net, TwoPlanes()).evaluate(positions)
+    assert decisive.values[0] == 1.0 and plain.values[0] != 1.0
+    np.testing.assert_array_equal(np.flatnonzero(decisive.priors[0]), [gtp_to_action("J8", 15)])
+    np.testing.assert_array_equal(np.flatnonzero(decisive.priors[1]), [gtp_to_action("K5", 15)])
+    assert decisive.values[1] == plain.values[1]
+    assert (plain.priors[:2] > 0).sum() > 2   # the network alone spreads its priors
+    np.testing.assert_array_equal(decisive.priors[2], plain.priors[2])
+    assert decisive.values[2] == plain.values[2]
+
+
+def test_decisive_moves_leave_go_alone() -> None:
+    positions = _positions(Rules.go(9), 6)
+    net = _net(None, "pooled")
+    plain = _eager(net, TwoPlanes(), decisive=False).evaluate(positions)
+    default = _eager(net, TwoPlanes()).evaluate(positions)
+    np.testing.assert_array_equal(plain.priors, default.priors)
+    np.testing.assert_array_equal(plain.values, default.values)
