@@ -17,6 +17,7 @@ import json
 from dataclasses import replace
 
 from engine import EvaluatorOptions
+from engine.nn.evaluator import set_cpu_threads
 from training.match import MatchConfig, make_agent, match_rules, play_match
 
 
@@ -30,7 +31,10 @@ def main() -> None:
     parser.add_argument("--rules", default="freestyle")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=("on", "off"), help="one of the two matches against OPPONENT")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default: every core)")
     args = parser.parse_args()
+    if args.threads:
+        set_cpu_threads(args.threads)
 
     base = MatchConfig(games=args.games, seed=args.seed)
     config = replace(base, player=replace(base.player, visits=args.visits))
