@@ -23,14 +23,16 @@
 #   METHOD_FLAGS   the self-play method (default: none, the loop's default, which is the strength
 #                  experiment's choice: forced playouts and policy target pruning), e.g.
 #                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
-#   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--games 400 --steps 300")
+#   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--lr 0.01")
 #   CPU_HOURS      loop budget per rules set (default 8), GENERATIONS (default 1000: the budget decides)
 #   WORKERS        self-play processes (default 2: one a core on this machine)
-#   STEPS          training steps of 256 a generation (default 150, as the 9x9 runs: 200 games give about
-#                  3,000 targets, so a sample is drawn about 13 times a generation; the loop's own
+#   SELFPLAY_GAMES self-play games a generation (default 400: 15x15 games are short, 25-30 moves, and
+#                  self-play is the cheap part; 400 give about 2,700 policy targets)
+#   STEPS          training steps of 256 a generation (default 150, as the 9x9 runs; the loop's own
 #                  default, 1000, is for bigger generations)
-#   RATING_OPPONENT, RATING_GAMES   the curve's fixed opponent and games a generation
-#                  (default gomokubench:standard, 40)
+#   RATING_OPPONENT, RATING_GAMES, RATING_EVERY   the curve's fixed opponent, games a rated generation
+#                  and which are rated (default gomokubench:standard, 40, every 3rd: a rating costs about
+#                  as much as a generation's self-play)
 #   GAMES, VISITS, RANDOM_MOVES, SIZES   the issue's matches: 200 games, 800 visits, colours alternating,
 #                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
 #   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
@@ -50,10 +52,12 @@ METHOD_FLAGS=${METHOD_FLAGS:-}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-8}
 WORKERS=${WORKERS:-2}
+SELFPLAY_GAMES=${SELFPLAY_GAMES:-400}
 STEPS=${STEPS:-150}
 GENERATIONS=${GENERATIONS:-1000}
 RATING_OPPONENT=${RATING_OPPONENT:-gomokubench:standard}
 RATING_GAMES=${RATING_GAMES:-40}
+RATING_EVERY=${RATING_EVERY:-3}
 GAMES=${GAMES:-200}
 VISITS=${VISITS:-800}
 RANDOM_MOVES=${RANDOM_MOVES:-2}
@@ -80,8 +84,8 @@ train_rules() {
     # shellcheck disable=SC2086  # the flags are words
     run engine loop "$WORK/loop-$rules" --game gomoku --size 15 --rules "$rules" --start-model "$start" \
         --generations "$GENERATIONS" --cpu-hours "$CPU_HOURS" --threads 1 --workers "$WORKERS" --seed 17 \
-        --steps "$STEPS" \
-        --rating-games "$RATING_GAMES" --rating-opponent "$RATING_OPPONENT" $METHOD_FLAGS $LOOP_FLAGS
+        --games "$SELFPLAY_GAMES" --steps "$STEPS" --rating-games "$RATING_GAMES" \
+        --rating-every "$RATING_EVERY" --rating-opponent "$RATING_OPPONENT" $METHOD_FLAGS $LOOP_FLAGS
 }
 
 copy_trained() {  # $1 -> $2: a supervised start's network and reports ($3: cp's flags, e.g. -n)
