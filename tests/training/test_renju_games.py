@@ -33,7 +33,9 @@ def test_a_renju_match_never_has_our_black_on_a_forbidden_point(tmp_path: Path) 
     model = bootstrap(tmp_path / "renju9.safetensors", BootstrapConfig("gomoku", 9, blocks=1, filters=8, seed=3))
     config = replace_paths(MatchConfig(games=6, parallel_games=6, seed=1),
                            {"player.visits": 16, "player.resign_threshold": None})
-    ours = make_agent(str(model), RENJU9, config, EvaluatorOptions(random_symmetry=True, runtime="eager"))
+    # Without decisive moves, which would end the games before black meets a forbidden point.
+    ours = make_agent(str(model), RENJU9, config, EvaluatorOptions(random_symmetry=True, runtime="eager",
+                                                                    decisive=False))
     opponent = make_agent("random", RENJU9, config)
     play_match(ours, opponent, RENJU9, config, tmp_path / "games")
     summary = check_games(tmp_path / "games", RENJU9)
