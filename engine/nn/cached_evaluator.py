@@ -94,9 +94,10 @@ class CachedNetEvaluator:
     every call. With ``random_symmetry`` a hit returns the symmetry drawn when
     the entry was made.
 
-    ``decisive`` (Gomoku; on by default): after masking, the priors and values of positions where a
-    move wins at once are corrected by :func:`~engine.search.evaluator.apply_decisive_moves` (the
-    winning move, or the one point that stops the opponent's); the cache keeps the network's outputs.
+    ``decisive`` (Gomoku; on by default): after masking, positions where a move decides are corrected
+    by :func:`~engine.search.evaluator.apply_decisive_moves` (a five or a victory by continuous fours
+    takes the prior and value +1; the opponent's five at once leaves one point to play); the cache keeps
+    the network's outputs.
     """
 
     def __init__(self, config: NetConfig, info: ModelInfo | None, encoder: Encoder, *, random_symmetry: bool = False,
