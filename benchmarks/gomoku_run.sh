@@ -4,7 +4,7 @@
 # generation rated against a fixed opponent (the curve), then the issue's matches and the table.
 #
 #   benchmarks/gomoku_run.sh [WORK] run      # supervised start + self-play loop for each rules set
-#   benchmarks/gomoku_run.sh [WORK] rate     # the issue's matches for each rules set's best network
+#   benchmarks/gomoku_run.sh [WORK] rate     # the issue's matches for each rules set's shipped network
 #   benchmarks/gomoku_run.sh [WORK] table    # Markdown table + WORK/gomoku.png (benchmarks/gomoku_table.py)
 #   benchmarks/gomoku_run.sh [WORK] save     # keep what must last, resumable, in RESULTS
 #   benchmarks/gomoku_run.sh [WORK] restore  # put it back into WORK (a new machine, a new session)
@@ -36,6 +36,8 @@
 #   GAMES, VISITS, RANDOM_MOVES, SIZES   the issue's matches: 200 games, 800 visits, colours alternating,
 #                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
 #   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
+#   MODEL_freestyle, MODEL_renju  the networks the matches rate (default: the bundled ones, the networks
+#                  chosen from the loops; e.g. MODEL_freestyle=WORK/loop-freestyle/models/000012-...)
 #   RESULTS        where `save` keeps things (default benchmarks/results/gomoku): each supervised start's
 #                  games (one .tar.gz), and its network and reports once trained; each loop as
 #                  benchmarks/loop_run.py keeps it; the matches
@@ -114,7 +116,9 @@ case "$ACTION" in
     rate)
         seed=1
         for rules in $RULESETS; do
-            model=$(python "$HERE/benchmarks/loop_run.py" best "$WORK/loop-$rules")
+            model_var="MODEL_$rules"
+            model=${!model_var:-$(python -c "from engine.core.rules import Rules
+from engine.nn.networks import bundled_model; print(bundled_model(Rules.gomoku(15, 5, '$rules')))")}
             opponents_var="OPPONENTS_$rules"
             for size in $SIZES; do
                 for opponent in ${!opponents_var}; do

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
+from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
 from tests.gtp.helpers import responses
 
@@ -85,4 +86,4 @@ def test_gomoku_from_the_command_line() -> None:
     renju = subprocess.run([*ENGINE, "gtp", "--game", "gomoku", "--rules", "renju"], input=b"quit\n",
                            capture_output=True, timeout=120)
     assert renju.returncode == 0, renju.stderr.decode()
-    assert "pure Monte-Carlo tree search with random playouts" in renju.stderr.decode()  # no renju network yet
+    assert f"network: {bundled_model(Rules.gomoku(15, 5, 'renju'))}" in renju.stderr.decode()  # renju's own

@@ -20,7 +20,8 @@ __all__ = ["BUNDLED", "bundled_model", "network_family"]
 
 #: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
 BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors",
-           "gomoku-freestyle": "gomoku-freestyle-selfplay15-b4c48-pooled.safetensors"}
+           "gomoku-freestyle": "gomoku-freestyle-selfplay15-b4c48-pooled.safetensors",
+           "gomoku-renju": "gomoku-renju-selfplay15-b4c48-pooled.safetensors"}
 
 
 def network_family(rules: Rules | str) -> str | None:
