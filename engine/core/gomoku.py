@@ -19,7 +19,7 @@ from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["FREESTYLE", "STANDARD", "RENJU", "VARIANT_CODES", "gomoku_check", "gomoku_play",
-           "gomoku_legal_mask", "gomoku_winning_point", "renju_forbidden", "is_winning_line"]
+           "gomoku_legal_mask", "gomoku_winning_point", "renju_forbidden", "is_winning_line", "wins_at", "may_play"]
 
 FREESTYLE, STANDARD, RENJU = 0, 1, 2
 VARIANT_CODES = {"freestyle": FREESTYLE, "standard": STANDARD, "renju": RENJU}
@@ -127,12 +127,27 @@ def renju_forbidden(stones, W, p, k, depth):
 
 
 @njit(cache=True, inline="always")
+def wins_at(stones, p, W, color, k, variant):
+    """Whether a stone of ``color`` at ``p`` (empty, or already ``color``'s) completes a winning line."""
+    for d in (1, W, W + 1, W - 1):
+        if is_winning_line(line_length(stones, p, d, color), color, k, variant):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def may_play(stones, W, p, color, k, variant):
+    """Whether ``color`` may play the empty point ``p`` (renju forbids black some points)."""
+    return not (variant == RENJU and color == BLACK and renju_forbidden(stones, W, p, k, 0))
+
+
+@njit(cache=True, inline="always")
 def gomoku_check(cells, info, W, point, color, k, variant):
     """Verdict for ``color`` at ``point``: occupied, forbidden for black under renju, or legal."""
     stones = cells[STONES]
     if stones[point] != EMPTY:
         return OCCUPIED
-    if variant == RENJU and color == BLACK and renju_forbidden(stones, W, point, k, 0):
+    if not may_play(stones, W, point, color, k, variant):
         return FORBIDDEN
     return LEGAL
 
@@ -141,13 +156,10 @@ def gomoku_check(cells, info, W, point, color, k, variant):
 def gomoku_play(cells, info, zobrist, W, point, color, k, variant):
     """Place a legal stone and record a win; returns 1 if the move won, else 0."""
     put_stone(cells, info, zobrist, point, color)
-    stones = cells[STONES]
     won = 0
-    for d in (1, W, W + 1, W - 1):
-        if is_winning_line(line_length(stones, point, d, color), color, k, variant):
-            won = 1
-            info[WINNER] = color
-            break
+    if wins_at(cells[STONES], point, W, color, k, variant):
+        won = 1
+        info[WINNER] = color
     record_move(cells, info, point, color)
     return won
 
@@ -174,10 +186,7 @@ def gomoku_winning_point(cells, info, W, action_point, color, k, variant):
         return -1
     for a in range(action_point.shape[0]):
         p = action_point[a]
-        if stones[p] != EMPTY:
-            continue
-        for d in (1, W, W + 1, W - 1):
-            if (is_winning_line(line_length(stones, p, d, color), color, k, variant)
-                    and gomoku_check(cells, info, W, p, color, k, variant) == LEGAL):
-                return p
+        if stones[p] == EMPTY and wins_at(stones, p, W, color, k, variant) \
+                and may_play(stones, W, p, color, k, variant):
+            return p
     return -1

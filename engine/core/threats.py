@@ -19,27 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.board import line_length
-from engine.core.gomoku import RENJU, is_winning_line, renju_forbidden
+from engine.core.gomoku import may_play, wins_at
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["winning_points", "vcf"]
-
-
-@njit(cache=True, inline="always")
-def _may_play(stones, W, p, color, k, variant):
-    """Whether ``color`` may play the empty point ``p`` (renju forbids black some points)."""
-    return not (variant == RENJU and color == BLACK and renju_forbidden(stones, W, p, k, 0))
-
-
-@njit(cache=True, inline="always")
-def _wins_at(stones, p, W, color, k, variant):
-    """Whether a stone of ``color`` at the empty point ``p`` completes a winning line (legality aside)."""
-    for d in (1, W, W + 1, W - 1):
-        if is_winning_line(line_length(stones, p, d, color), color, k, variant):
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -49,8 +33,8 @@ def winning_points(stones, W, action_point, color, k, variant, out):
     found = 0
     for a in range(action_point.shape[0]):
         p = action_point[a]
-        if stones[p] == EMPTY and _wins_at(stones, p, W, color, k, variant) \
-                and _may_play(stones, W, p, color, k, variant):
+        if stones[p] == EMPTY and wins_at(stones, p, W, color, k, variant) \
+                and may_play(stones, W, p, color, k, variant):
             out[found] = p
             found += 1
             if found == out.shape[0]:
@@ -72,7 +56,7 @@ def _makes_four(stones, p, W, color, k, variant):
                 if stones[q] != color:
                     break
                 q += step
-            if stones[q] == EMPTY and _wins_at(stones, q, W, color, k, variant):
+            if stones[q] == EMPTY and wins_at(stones, q, W, color, k, variant):
                 four = True
                 break
         if four:
@@ -87,7 +71,7 @@ def _next_four(stones, W, action_point, start, attacker, k, variant):
     for a in range(start, action_point.shape[0]):
         p = action_point[a]
         if stones[p] == EMPTY and _makes_four(stones, p, W, attacker, k, variant) \
-                and _may_play(stones, W, p, attacker, k, variant):
+                and may_play(stones, W, p, attacker, k, variant):
             return a
     return action_point.shape[0]
 
@@ -126,7 +110,7 @@ def vcf(stones, W, action_point, attacker, k, variant, depth, budget):
         p = action_point[a]
         stones[p] = attacker
         threats = winning_points(stones, W, action_point, attacker, k, variant, points)
-        if threats >= 2 or (threats == 1 and not _may_play(stones, W, points[0], defender, k, variant)):
+        if threats >= 2 or (threats == 1 and not may_play(stones, W, points[0], defender, k, variant)):
             found = played[0] if level > 0 else p   # two threats, or one renju's black may not stop
             stones[p] = EMPTY
             break
