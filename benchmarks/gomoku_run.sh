@@ -35,6 +35,7 @@
 #                  as much as a generation's self-play)
 #   GAMES, VISITS, RANDOM_MOVES, SIZES   the issue's matches: 200 games, 800 visits, colours alternating,
 #                  2 random opening moves, on 15x15 (SIZES="15 19" adds 19x19)
+#   JOBS           match games played at once (default 1; 2 on this 2-core machine when nothing else runs)
 #   OPPONENTS_freestyle, OPPONENTS_renju  the matches' opponents (defaults below)
 #   MODEL_freestyle, MODEL_renju  the networks the matches rate (default: the bundled ones, the networks
 #                  chosen from the loops; e.g. MODEL_freestyle=WORK/loop-freestyle/models/000012-...)
@@ -64,6 +65,7 @@ GAMES=${GAMES:-200}
 VISITS=${VISITS:-800}
 RANDOM_MOVES=${RANDOM_MOVES:-2}
 SIZES=${SIZES:-15}
+JOBS=${JOBS:-1}
 OPPONENTS_freestyle=${OPPONENTS_freestyle:-"gomokubench:hard mcts-rollouts:10000"}
 OPPONENTS_renju=${OPPONENTS_renju:-"gomokubench:hard"}
 RESULTS=${RESULTS:-$HERE/benchmarks/results/gomoku}
@@ -103,7 +105,7 @@ match() {  # $1: rules, $2: model, $3: opponent, $4: board size, $5: seed
     [ -f "$dir/$name.json" ] && return 0
     run engine match "engine gtp --game gomoku --rules $1 --size $4 --model $2 --visits $VISITS --threads 1" "$3" \
         --rules "$1" --size "$4" --games "$GAMES" --random-moves "$RANDOM_MOVES" --seed "$5" \
-        --sgf-dir "$dir/$name" --resume --json >"$dir/$name.json.part"
+        --jobs "$JOBS" --sgf-dir "$dir/$name" --resume --json >"$dir/$name.json.part"
     [ "$1" != renju ] || run engine check-games "$dir/$name" --rules renju   # our black: no forbidden point
     mv "$dir/$name.json.part" "$dir/$name.json"
     cat "$dir/$name.json"

@@ -151,7 +151,7 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
             raise ValueError(f"mcts-rollouts needs at least 2 simulations per move, not {visits}")
         search = config.player.search.for_rollouts(try_every_move=False)
         return Agent(f"mcts-rollouts:{visits}", RolloutEvaluator(1, config.seed),
-                     replace(config.player, visits=visits, search=search))
+                     replace(config.player, visits=visits, search=search, threat_guard=False))
     from engine import EvaluatorOptions, load_evaluator, read_info
 
     options = options or EvaluatorOptions(random_symmetry=True)
@@ -248,7 +248,7 @@ class _MatchGame:
             if player is not None:
                 agent = self.agents[color]
                 assert agent.evaluator is not None
-                self.job = SearchJob(player.search_for(self.game), agent.evaluator, agent.visits)
+                self.job = SearchJob(player.search_for(self.game, to_play=True), agent.evaluator, agent.visits)
                 return
             self.game.play(self.agents[color].mover(self.game, self.rng))
             self.comments.append(None)

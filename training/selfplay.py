@@ -64,7 +64,7 @@ def _selfplay_player() -> PlayerConfig:
     stands, as the record's result is scored (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
                         resign_threshold=-0.9, resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
-                        search=SearchConfig(batch_size=8, forced_playouts_k=2.0))
+                        threat_guard=False, search=SearchConfig(batch_size=8, forced_playouts_k=2.0))
 
 
 def opening_moves(size: int) -> int:
@@ -281,7 +281,7 @@ class _SelfPlayGame:
     def start_move(self) -> None:
         self.full = self.rng.random() < self.config.full_search_share
         visits = self.config.readouts if self.full else self.config.cheap
-        self.job = SearchJob(self.player.search_for(self.game), self.evaluator, visits,
+        self.job = SearchJob(self.player.search_for(self.game, to_play=True), self.evaluator, visits,
                              noise=self.full and self.config.player.noise)
 
     def play_searched(self) -> None:

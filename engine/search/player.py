@@ -20,6 +20,7 @@ from engine.core.game import Game
 from engine.core.ownership import playout_ownership, stone_status
 from engine.core.types import Color
 from engine.search.evaluator import Evaluator
+from engine.search.guard import guarded_moves
 from engine.search.mcts import Search, SearchConfig, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
@@ -40,6 +41,8 @@ class PlayerConfig:
     (self-play), afterwards the most visited move is played. ``remove_dead_stones``: judge a pass
     that ends the game with estimated dead stones removed (GTP play, where the controller scores
     that way); off for strict rules that score the board as it stands (Tromp-Taylor self-play).
+    ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
+    the moves they allow (:func:`engine.search.guard.guarded_moves`).
     """
 
     visits: int | None = 800
@@ -52,6 +55,7 @@ class PlayerConfig:
     resign_consecutive: int = 3
     reuse_tree: bool = True
     remove_dead_stones: bool = True
+    threat_guard: bool = True
     search: SearchConfig = field(default_factory=SearchConfig)
 
 
@@ -80,20 +84,28 @@ class Player:
         self._search = None
         self._resignation.reset()
 
-    def search_for(self, game: Game) -> Search:
-        """The search tree for the game's position: the last one, moved on, if it can be reused."""
+    def search_for(self, game: Game, *, to_play: bool = False) -> Search:
+        """The search tree for the game's position: the last one, moved on, if it can be reused. ``to_play``:
+        the search chooses a move to play, so the threat guard (``config.threat_guard``) shapes its root;
+        analysis sees every move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
         if self._search is None or fresh or self._search.rules != game.rules:
             self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
         else:
             self._search.set_game(game)
+        if to_play and self.config.threat_guard:
+            allowed = guarded_moves(game, self.evaluator)
+            if allowed is not None:
+                self._search.shape_root(allowed=allowed)
         return self._search
 
     def analyse(self, game: Game, *, visits: int | None = None, playouts: int | None = None,
                 seconds: float | None = None, stop: Callable[[], bool] | None = None,
-                progress: Callable[[Search], None] | None = None, noise: bool = False) -> SearchResult:
-        """Search the game's position for the side to move, with explicit limits."""
-        search = self.search_for(game)
+                progress: Callable[[Search], None] | None = None, noise: bool = False,
+                to_play: bool = False) -> SearchResult:
+        """Search the game's position for the side to move, with explicit limits (``to_play``: see
+        :meth:`search_for`)."""
+        search = self.search_for(game, to_play=to_play)
         return search.run(visits, playouts=playouts, seconds=seconds, stop=stop, progress=progress, noise=noise)
 
     def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
@@ -112,7 +124,7 @@ class Player:
         cfg = self.config
         seconds = cfg.seconds if seconds is None else (seconds if cfg.seconds is None else min(seconds, cfg.seconds))
         result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
-                              progress=progress, noise=cfg.noise)
+                              progress=progress, noise=cfg.noise, to_play=True)
         return self.decide(game, result, dead)
 
     @staticmethod

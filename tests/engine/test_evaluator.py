@@ -22,6 +22,7 @@ from engine.nn.evaluator import NetEvaluator, pick_device, pick_dtype, pick_runt
 from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
 from engine.search.evaluator import Evaluator, UniformEvaluator, masked_softmax
+from tests.support.games import play_stones
 
 
 class TwoPlanes:
@@ -465,22 +466,16 @@ def test_an_evaluator_leaves_the_process_thread_count_alone() -> None:
 
 
 # ------------------------------------------------------ decisive moves
-def _gomoku(black: list[str], white: list[str]) -> Position:
-    """Black's and white's stones on 15x15 freestyle, played alternately from black."""
-    from engine.core.coords import gtp_to_action
-
-    game = Game(Rules.gomoku(15, 5, "freestyle"))
-    for vertex in (v for pair in zip(black, white + [""]) for v in pair if v):
-        game.play(gtp_to_action(vertex, 15))
-    return game.position
+def _freestyle(black: list[str], white: list[str]) -> Position:
+    return play_stones(Rules.gomoku(15, 5, "freestyle"), black, white).position
 
 
 def test_the_network_takes_a_five_and_stops_a_four_and_is_left_alone_elsewhere() -> None:
     from engine.core.coords import gtp_to_action
 
-    win = _gomoku(["E8", "F8", "G8", "H8", "C3"], ["D8", "E10", "F11", "G12", "K3"])  # black: J8 makes five
-    stop = _gomoku(["E5", "H10", "C13", "M12"], ["F5", "G5", "H5", "J5"])           # black must take K5
-    quiet = _gomoku(["H8"], ["J9"])
+    win = _freestyle(["E8", "F8", "G8", "H8", "C3"], ["D8", "E10", "F11", "G12", "K3"])  # black: J8 makes five
+    stop = _freestyle(["E5", "H10", "C13", "M12"], ["F5", "G5", "H5", "J5"])           # black must take K5
+    quiet = _freestyle(["H8"], ["J9"])
     positions = [win, stop, quiet]
     net = _net(None, "pooled")
     plain = _eager(net, TwoPlanes(), decisive=False).evaluate(positions)

@@ -13,16 +13,9 @@ from engine.core.rules import Rules
 from engine.search.evaluator import RolloutEvaluator
 from engine.search.mcts import SearchConfig
 from engine.search.player import Player, PlayerConfig
+from tests.support.games import play_stones
 
 GOMOKU = Rules.gomoku(15, 5, "freestyle")
-
-
-def _game(black: list[str], white: list[str], rules: Rules = GOMOKU) -> Game:
-    """Black's and white's stones played alternately from black (black has as many stones, or one more)."""
-    game = Game(rules)
-    for vertex in (v for pair in zip(black, white + [""]) for v in pair if v):
-        game.play(gtp_to_action(vertex, rules.size))
-    return game
 
 
 def _move(game: Game, seed: int, visits: int = 400) -> str:
@@ -41,17 +34,17 @@ FOUR_TO_STOP = (["E5", "H10", "C13", "M12"], ["F5", "G5", "H5", "J5"])
 
 @pytest.mark.parametrize("seed", range(3))
 def test_takes_a_five_in_one(seed: int) -> None:
-    assert _move(_game(*WIN_IN_ONE), seed) == "J8"
+    assert _move(play_stones(GOMOKU, *WIN_IN_ONE), seed) == "J8"
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_stops_a_four(seed: int) -> None:
-    assert _move(_game(*FOUR_TO_STOP), seed) == "K5"
+    assert _move(play_stones(GOMOKU, *FOUR_TO_STOP), seed) == "K5"
 
 
 def test_decisive_leaves_are_exact_and_the_rest_random() -> None:
-    win, stop = _game(*WIN_IN_ONE), _game(*FOUR_TO_STOP)
-    quiet = _game(["H8"], ["J9"])
+    win, stop = play_stones(GOMOKU, *WIN_IN_ONE), play_stones(GOMOKU, *FOUR_TO_STOP)
+    quiet = play_stones(GOMOKU, ["H8"], ["J9"])
     result = RolloutEvaluator(seed=1, decisive=True).evaluate([win.position, stop.position, quiet.position])
     assert result.values[0] == 1.0
     np.testing.assert_array_equal(np.flatnonzero(result.priors[0]), [gtp_to_action("J8", 15)])
@@ -63,14 +56,14 @@ def test_decisive_leaves_are_exact_and_the_rest_random() -> None:
 def test_a_stopping_point_renju_forbids_black_gets_no_hint() -> None:
     """White threatens five at H8 (H13 is black's), where black would make an overline (E8-G8 and J8-K8)."""
     rules = Rules.gomoku(15, 5, "renju")
-    game = _game(["E8", "F8", "G8", "J8", "K8", "H13"], ["H12", "H11", "H10", "H9", "A1", "B1"], rules)
+    game = play_stones(rules, ["E8", "F8", "G8", "J8", "K8", "H13"], ["H12", "H11", "H10", "H9", "A1", "B1"])
     assert not game.legal_mask()[gtp_to_action("H8", 15)]
     result = RolloutEvaluator(seed=1, decisive=True).evaluate([game.position])
     np.testing.assert_array_equal(result.priors[0] > 0, game.legal_mask())
 
 
 def test_go_is_unchanged_by_decisive_moves() -> None:
-    game = _game(["E5", "C3"], ["D4"], Rules.go(9))
+    game = play_stones(Rules.go(9), ["E5", "C3"], ["D4"])
     plain, decisive = (RolloutEvaluator(4, seed=5, decisive=flag).evaluate([game.position]) for flag in (False, True))
     np.testing.assert_array_equal(plain.values, decisive.values)
     np.testing.assert_array_equal(plain.priors, decisive.priors)

@@ -1,0 +1,79 @@
+"""Gomoku's threat guard: the root moves a search may choose, read by threat search before it starts.
+
+A network and 800 visits see a five, a four and a victory by continuous fours (the evaluator's decisive
+moves), but not a victory by continuous threats: a line of threes and fours, each forcing an answer,
+that wins many moves later. A classical alpha-beta player finds such lines in positions that a network
+reads as level, and a search on its priors walks into them. :func:`guarded_moves` reads them with
+:func:`engine.core.threats.vct`, which proves what it finds:
+
+* the side to move has one: only its first move is searched (a proof of a win);
+* the opponent would have one were it to move: of the moves the network considers most likely
+  (:data:`CANDIDATES`) and the threat's own first move (taking the opponent's key point, which a
+  network often misses), only those after which the opponent has none are searched; where none of those stops
+  it the search goes on as usual, the game being lost to best play anyway.
+
+What it costs: two threat searches a move, and one for each candidate in a threatened position
+(``benchmarks/gomoku_guard.py`` times it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.core.board import STONES, TO_PLAY, geometry
+from engine.core.dispatch import VARIANT, WIN_LENGTH, pack_rules
+from engine.core.game import Game
+from engine.core.threats import vct, winning_points
+from engine.core.types import opponent
+from engine.search.evaluator import Evaluator
+
+__all__ = ["VCT_DEPTH", "VCT_BUDGET", "CANDIDATES", "guarded_moves"]
+
+VCT_DEPTH = 8
+"""Threats in a row that the guard reads (a defender's four answered counts as one)."""
+VCT_BUDGET = 1000
+"""Threats read in all by one threat search (tens of milliseconds on 15x15)."""
+CANDIDATES = 24
+"""The network's most likely moves checked for a defence in a threatened position."""
+
+
+def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH,
+                  budget: int = VCT_BUDGET) -> np.ndarray | None:
+    """``bool[N*N+1]``: the root moves to search in a Gomoku ``game``, or None for every legal one (no
+    victory by threats is in sight, the game is Go or over, or nothing found stops the opponent's)."""
+    rules = game.rules
+    if rules.game != "gomoku" or game.is_over:
+        return None
+    geo, spec = geometry(rules.size), pack_rules(rules)
+    position = game.position
+    stones = position.cells[STONES]
+    mover = int(position.info[TO_PLAY])
+
+    def victory(color: int, board: np.ndarray) -> int:
+        return int(vct(board.copy(), geo.width, geo.action_point, color, spec[WIN_LENGTH], spec[VARIANT],
+                       depth, budget))
+
+    allowed = np.zeros(rules.size * rules.size + 1, dtype=bool)
+    win = victory(mover, stones)
+    if win >= 0:
+        allowed[geo.point_action[win]] = True
+        return allowed
+    threat = victory(opponent(mover), stones)
+    if threat < 0:
+        return None
+    legal = game.legal_mask()
+    priors = evaluator.evaluate([position], legal[None]).priors[0][:-1] * legal[:-1]
+    threat_action = int(geo.point_action[threat])
+    ranked = np.argsort(-priors, kind="stable")[:CANDIDATES]
+    fives = np.empty(2, np.int64)
+    first = [threat_action] if legal[threat_action] else []   # renju may forbid black the key point
+    for action in first + [int(a) for a in ranked if a != threat_action and priors[a] > 0]:
+        board = stones.copy()
+        board[geo.action_point[action]] = mover
+        # A four of ours only delays: the opponent stops it, and what counts is whether its threat is
+        # still there (a four that also blocks, or whose stop does, is a defence).
+        if winning_points(board, geo.width, geo.action_point, mover, spec[WIN_LENGTH], spec[VARIANT], fives) == 1:
+            board[fives[0]] = opponent(mover)
+        if victory(opponent(mover), board) < 0:
+            allowed[action] = True
+    return allowed if allowed.any() else None
