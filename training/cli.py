@@ -251,6 +251,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               help="Opening moves sampled from the visits [default: N*N / 12].")
 @click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.9, show_default=True)
 @click.option("--no-resign", is_flag=True, help="Never resign.")
+@click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
+              help="Uniformly random opening moves a game (no policy target), as engine match --random-moves opens.")
 @click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100), default=10.0,
               show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
@@ -262,8 +264,9 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
                      player__search__forced_playouts_k: float, player__search__gumbel_considered: int, games: int,
                      output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
-                     workers: int, batch_size: int, temperature_moves: int | None, resign_threshold: float,
-                     no_resign: bool, resign_disabled_share: float, rules_text: str | None, size: int | None,
+                     workers: int, batch_size: int, temperature_moves: int | None, random_moves: int,
+                     resign_threshold: float, no_resign: bool, resign_disabled_share: float, rules_text: str | None,
+                     size: int | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, ray_target: str | None,
                      ray_actors: int | None, ray_inference: str, seed: int | None, as_json: bool) -> None:
     """Play self-play games with MODEL and write their records (and SGF).
@@ -286,7 +289,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
             "player.temperature_moves": opening_moves(rules.size) if temperature_moves is None else temperature_moves,
             "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_readouts,
             "full_search_share": full_search_share, "parallel_games": parallel_games,
-            "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share, "seed": seed})
+            "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share,
+            "random_moves": random_moves, "seed": seed})
         sgf_dir = None if output_sgf is None else Path(output_sgf)
         options = _evaluator_options(device, dtype, runtime, threads, seed)
         if ray_target is not None:
@@ -527,6 +531,8 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
               show_default=True, callback=_share)
 @_selfplay_method_options("selfplay__player__search__")
+@click.option("--random-moves", "selfplay__random_moves", type=click.IntRange(0), default=0, show_default=True,
+              help="Uniformly random opening moves a self-play game (no policy target).")
 @click.option("--resign-threshold", "selfplay__player__resign_threshold", type=click.FloatRange(-1, 1), default=-0.9,
               show_default=True, help="Self-play resigns after 3 of its moves valued below this.")
 @click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True)

@@ -47,6 +47,7 @@ from engine import (
     dump_sgf,
     write_text,
 )
+from training.baselines import random_move
 from training.batching import play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, new_game_id, record_name, write_record
 from training.territory import final_board
@@ -77,6 +78,9 @@ class SelfPlayConfig:
     """How self-play plays. ``player`` decides every move; its ``visits`` are the full search's
     (``readouts``), its resignation rule holds except in ``resign_disabled_share`` of the games, and
     its ``temperature_moves`` does not scale with the board by itself (commands set :func:`opening_moves`).
+    ``random_moves``: each game opens with that many uniformly random legal moves, which give no policy
+    target, as ``engine match --random-moves`` opens its games (so the network learns the positions such
+    matches reach: in Gomoku a stray stone leaves the side to move a tempo up).
     """
 
     player: PlayerConfig = field(default_factory=_selfplay_player)
@@ -85,6 +89,7 @@ class SelfPlayConfig:
     parallel_games: int = 16
     resign_disabled_share: float = 0.1
     holdout_share: float = 0.05
+    random_moves: int = 0
     seed: int | None = None
 
     def __post_init__(self) -> None:
@@ -93,6 +98,8 @@ class SelfPlayConfig:
         for name in ("full_search_share", "resign_disabled_share", "holdout_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+        if self.random_moves < 0:
+            raise ValueError(f"random_moves must be at least 0, not {self.random_moves}")
         if self.parallel_games < 1 or self.player.search.batch_size < 1:
             raise ValueError("parallel_games and the search's batch_size must be positive")
 
@@ -276,7 +283,10 @@ class _SelfPlayGame:
         self.simulations = 0  # of every search so far
         self.moves_played = 0  # moves decided by a search, a resignation included
         self.job: SearchJob | None = None
-        self.start_move()
+        for _ in range(config.random_moves):
+            self._play(random_move(self.game, self.rng), target=None, value=0.0, comment="random opening move")
+        if not self.game.is_over:
+            self.start_move()
 
     def start_move(self) -> None:
         self.full = self.rng.random() < self.config.full_search_share
@@ -299,14 +309,20 @@ class _SelfPlayGame:
             self.game.resign(mover)
             return
         assert decision.action is not None
-        target = bool(self.full and result.visits.sum() > 0)
-        self.targets.append(target)
-        self.policy.append(policy_pairs(result) if target else None)
-        self.values.append(float(result.value))
-        self.comments.append(search_comment(result, self.full, self.game.rules.size))
-        self.game.play(decision.action)
+        target = policy_pairs(result) if self.full and result.visits.sum() > 0 else None
+        self._play(decision.action, target, float(result.value), search_comment(result, self.full,
+                                                                                 self.game.rules.size))
         if not self.game.is_over:
             self.start_move()
+
+    def _play(self, action: int, target: tuple[tuple[int, float], ...] | None, value: float, comment: str) -> None:
+        """Play a move and keep what the record says of it: its policy target (None: no sample), the
+        search's value and the SGF comment."""
+        self.targets.append(target is not None)
+        self.policy.append(target)
+        self.values.append(value)
+        self.comments.append(comment)
+        self.game.play(action)
 
     def record(self, model: str) -> SelfPlayRecord:
         would = None if self.watch is None or self.watch.first is None else self.watch.first.letter

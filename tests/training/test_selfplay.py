@@ -178,3 +178,18 @@ def test_forced_playout_self_play_records_pruned_visits(tmp_path: Path) -> None:
     assert all(len(policy) <= 39 // 2 for _, policy in targets)
     encoder = get_encoder("gomoku4", GOMOKU6)
     assert sum(len(samples_from_record(r, encoder).value) for r in records) == len(targets)
+
+
+def test_random_opening_moves_give_no_targets_and_differ_between_games(tmp_path: Path) -> None:
+    summary = play_games(UniformEvaluator(), GOMOKU6, "m", _config(random_moves=2, full_search_share=1.0), 6,
+                         SelfPlayOutput(tmp_path))
+    records = [read_record(path) for path in list_records(tmp_path)]
+    assert summary.games == 6 and all(len(r.actions) > 2 for r in records)
+    assert all(r.targets[:2] == (False, False) and r.policy[:2] == (None, None) for r in records)
+    assert all(all(r.targets[2:]) for r in records)   # every searched move was a full search
+    assert summary.targets == sum(len(r.actions) - 2 for r in records)
+    assert len({r.actions[:2] for r in records}) > 1
+    encoder = get_encoder("gomoku4", GOMOKU6)
+    assert all(len(samples_from_record(r, encoder).value) == len(r.actions) - 2 for r in records)
+    with pytest.raises(ValueError, match="random_moves"):
+        _config(random_moves=-1)
