@@ -152,11 +152,12 @@ def _add(out, count, p):
     return count + 1
 
 
-@njit(cache=True)
-def _fives_near(stones, p, W, color, k, variant, out, count):
-    """Append to ``out[:count]`` the empty points on the lines through ``p``, within ``k - 1`` of it, where
-    ``color`` would win at once: the new count (-1: ``out`` full). A line is read up to the first point
-    that is neither empty nor ``color``'s (a stone of the other side, or the wall)."""
+@njit(cache=True, inline="always")
+def _empty_near(stones, p, W, color, k, out):
+    """The empty points on the lines through ``p`` within ``k - 1`` of it, written to ``out`` (room for
+    ``8 * (k - 1)``): their count. A line is read up to the first point that is neither empty nor
+    ``color``'s (a stone of the other side, or the wall): no line of ``color``'s reaches past it."""
+    count = 0
     for d in (1, W, W + 1, W - 1):
         for step in (d, -d):
             q = p
@@ -164,12 +165,23 @@ def _fives_near(stones, p, W, color, k, variant, out, count):
                 q += step
                 c = stones[q]
                 if c == EMPTY:
-                    if wins_at(stones, q, W, color, k, variant):
-                        count = _add(out, count, q)
-                        if count < 0:
-                            return -1
+                    out[count] = q
+                    count += 1
                 elif c != color:
                     break
+    return count
+
+
+@njit(cache=True)
+def _fives_near(stones, p, W, color, k, variant, out, count):
+    """Append to ``out[:count]`` the points of :func:`_empty_near` where ``color`` would win at once: the
+    new count (-1: ``out`` full)."""
+    near = np.empty(8 * (k - 1), np.int64)
+    for i in range(_empty_near(stones, p, W, color, k, near)):
+        if wins_at(stones, near[i], W, color, k, variant):
+            count = _add(out, count, near[i])
+            if count < 0:
+                return -1
     return count
 
 
@@ -178,28 +190,22 @@ def _open_four_defences(stones, p, W, attacker, defender, k, variant, out, count
     """Append to ``out[:count]`` every point where ``attacker`` would make an open four (two points to win
     at, or one the defender may not take) on the lines through ``p``, with those winning points: the
     defender must take one of them or lose to the open four. The new count (-1: ``out`` full)."""
-    fives = np.empty(4 * 2 * (k - 1), np.int64)
-    for d in (1, W, W + 1, W - 1):
-        for step in (d, -d):
-            q = p
-            for _ in range(k - 1):
-                q += step
-                c = stones[q]
-                if c == EMPTY:
-                    if not may_play(stones, W, q, attacker, k, variant):
-                        continue
-                    stones[q] = attacker
-                    m = _fives_near(stones, q, W, attacker, k, variant, fives, 0)
-                    stones[q] = EMPTY
-                    if m >= 2 or (m == 1 and not may_play(stones, W, fives[0], defender, k, variant)):
-                        count = _add(out, count, q)
-                        for i in range(m):
-                            if count >= 0:
-                                count = _add(out, count, fives[i])
-                        if count < 0:
-                            return -1
-                elif c != attacker:
-                    break
+    near = np.empty(8 * (k - 1), np.int64)
+    fives = np.empty(8 * (k - 1), np.int64)
+    for i in range(_empty_near(stones, p, W, attacker, k, near)):
+        q = near[i]
+        if not may_play(stones, W, q, attacker, k, variant):
+            continue
+        stones[q] = attacker
+        m = _fives_near(stones, q, W, attacker, k, variant, fives, 0)
+        stones[q] = EMPTY
+        if m >= 2 or (m == 1 and not may_play(stones, W, fives[0], defender, k, variant)):
+            count = _add(out, count, q)
+            for j in range(m):
+                if count >= 0:
+                    count = _add(out, count, fives[j])
+            if count < 0:
+                return -1
     return count
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from engine.core.board import geometry
 from engine.core.coords import gtp_to_action
@@ -21,6 +22,8 @@ from engine.search.guard import VCT_BUDGET, VCT_DEPTH, guarded_moves
 from engine.search.mcts import SearchConfig
 from engine.search.player import Player, PlayerConfig
 from tests.support.games import play_stones
+
+pytestmark = pytest.mark.slow   # the guard's threat searches take minutes in plain Python (NUMBA_DISABLE_JIT=1)
 
 FREESTYLE = Rules.gomoku(15, 5, "freestyle")
 # Black to move: J8 makes two open threes (G8-J8 and J8-J10).

@@ -130,7 +130,7 @@ def test_a_double_three_is_a_victory_by_threats_but_not_by_fours() -> None:
 
 def test_renju_forbids_black_the_double_three_but_not_white() -> None:
     black, white = DOUBLE_THREE
-    assert _vct(play_stones(RENJU, *DOUBLE_THREE)) != "J8"
+    assert _vct(play_stones(RENJU, *DOUBLE_THREE), depth=4, budget=2_000) != "J8"
     assert _vct(play_stones(RENJU, ["O1", *white], black)) is not None   # white's double three stands
 
 
@@ -139,7 +139,7 @@ def test_a_defenders_open_four_to_come_refutes_a_three() -> None:
     answered by it, so black has no victory by threats, however it begins."""
     black, _ = DOUBLE_THREE
     game = play_stones(FREESTYLE, black, ["A1", "A3", "A5", "A7"])
-    assert _vct(game) is None
+    assert _vct(game, depth=4, budget=2_000) is None
     assert _vct(game, color=WHITE) is not None   # were white to move, A4 or A6 would win
 
 
@@ -183,6 +183,7 @@ def _play_out_vct(game: Game, rng: np.random.Generator, depth: int) -> tuple[int
     raise AssertionError("the VCT ran past its depth")
 
 
+@pytest.mark.slow   # minutes in plain Python (NUMBA_DISABLE_JIT=1): the compiled suite plays them out
 @pytest.mark.parametrize("rules", [Rules.gomoku(9, 5, "freestyle"), Rules.gomoku(9, 5, "standard"),
                                    Rules.gomoku(9, 5, "renju")], ids=str)
 def test_every_vct_found_wins_against_random_defences(rules: Rules) -> None:
