@@ -5,7 +5,8 @@ Run a GTP session over any binary streams::
 
     from engine import PlayerConfig
     from gtp import FrontEndConfig, serve
-    serve(FrontEndConfig(size=9, player=PlayerConfig(visits=400)), sys.stdin.buffer, sys.stdout.buffer)
+    config = FrontEndConfig(size=9, player=PlayerConfig(visits=400, threat_guard=True))
+    serve(config, sys.stdin.buffer, sys.stdout.buffer)
 
 Modules: ``protocol`` (the GTP codec; no engine import), ``registry`` (the
 command table), ``session`` (streams, reader thread, dispatch, streamed

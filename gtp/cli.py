@@ -131,8 +131,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from gtp.state import FrontEndConfig
 
     search = SearchConfig(batch_size=batch)
-    player = (PlayerConfig(search=search) if visits is None and seconds is None
-              else PlayerConfig(visits=visits, seconds=seconds, search=search))
+    player = (PlayerConfig(search=search, threat_guard=True) if visits is None and seconds is None
+              else PlayerConfig(visits=visits, seconds=seconds, search=search, threat_guard=True))
     model, network_free, bundled = _resolve_model(model)
     return FrontEndConfig(model=model, network_free=network_free, bundled=bundled, game=game, player=player,
                           seed=seed, evaluator=EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed),

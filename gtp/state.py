@@ -91,7 +91,7 @@ class FrontEndConfig:
     size: int | None = None
     rules: str | None = None
     komi: float | None = None
-    player: PlayerConfig = field(default_factory=PlayerConfig)
+    player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS

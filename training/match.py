@@ -55,10 +55,10 @@ BASELINES = "random, mcts-rollouts[:N], gomokubench[:easy|standard|hard]"
 
 def _match_player() -> PlayerConfig:
     """How model players play a match: 400 visits, no noise, the first 2 moves sampled from the visits
-    (so that games differ), resignation at -0.95 three times running, tree reuse; games are scored as
-    the board stands (no dead-stone estimate)."""
+    (so that games differ), resignation at -0.95 three times running, tree reuse, Gomoku's threat guard;
+    games are scored as the board stands (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=False, temperature=1.0, temperature_moves=2, resign_threshold=-0.95,
-                        resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
+                        resign_consecutive=3, reuse_tree=True, remove_dead_stones=False, threat_guard=True,
                         search=SearchConfig(batch_size=8))
 
 

@@ -65,7 +65,7 @@ def _selfplay_player() -> PlayerConfig:
     stands, as the record's result is scored (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
                         resign_threshold=-0.9, resign_consecutive=3, reuse_tree=True, remove_dead_stones=False,
-                        threat_guard=False, search=SearchConfig(batch_size=8, forced_playouts_k=2.0))
+                        search=SearchConfig(batch_size=8, forced_playouts_k=2.0))
 
 
 def opening_moves(size: int) -> int:

@@ -72,7 +72,8 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
         evaluator = NetEvaluator(net, planes, device=device, dtype=dtype, runtime=runtime, seed=seed,
                                  cache_size=options.cache_size)
     assert isinstance(evaluator, NetEvaluator)
-    config = PlayerConfig(visits=visits, resign_threshold=None, search=SearchConfig(batch_size=batch))
+    config = PlayerConfig(visits=visits, resign_threshold=None, threat_guard=True,
+                          search=SearchConfig(batch_size=batch))
     started = time.perf_counter()
     evaluator.warm_up(size)
     Player(evaluator, config, seed=seed).choose(Game(rules))  # compiles every batch shape, loads the kernels

@@ -42,7 +42,8 @@ class PlayerConfig:
     that ends the game with estimated dead stones removed (GTP play, where the controller scores
     that way); off for strict rules that score the board as it stands (Tromp-Taylor self-play).
     ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
-    the moves they allow (:func:`engine.search.guard.guarded_moves`).
+    the moves they allow (:func:`engine.search.guard.guarded_moves`); the players of GTP, Gomocup and
+    matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
     """
 
     visits: int | None = 800
@@ -55,7 +56,7 @@ class PlayerConfig:
     resign_consecutive: int = 3
     reuse_tree: bool = True
     remove_dead_stones: bool = True
-    threat_guard: bool = True
+    threat_guard: bool = False
     search: SearchConfig = field(default_factory=SearchConfig)
 
 
