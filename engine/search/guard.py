@@ -9,11 +9,11 @@ reads as level, and a search on its priors walks into them. :func:`guarded_moves
 * the side to move has one: only its first move is searched (a proof of a win);
 * the opponent would have one were it to move: of the moves the network considers most likely
   (:data:`CANDIDATES`) and the threat's own first move (taking the opponent's key point, which a
-  network often misses), only those after which the opponent has none are searched; where none of those stops
-  it the search goes on as usual, the game being lost to best play anyway.
+  network often misses), only those after which the opponent has none are searched; where none of
+  those stops it the search goes on as usual, the game being lost to best play anyway.
 
 What it costs: two threat searches a move, and one for each candidate in a threatened position
-(``benchmarks/gomoku_guard.py`` times it).
+(``benchmarks/gomoku_tactics.py --time`` times it).
 """
 
 from __future__ import annotations
