@@ -234,13 +234,12 @@ def _threat(stones, p, pending, W, action_point, attacker, k, variant, replies):
         count = _open_four_defences(stones, pending, W, attacker, defender, k, variant, replies, count)
     if count <= 0:
         return NONE, 0
-    for a in range(action_point.shape[0]):
-        q = action_point[a]
-        if stones[q] == EMPTY and _makes_four(stones, q, W, defender, k, variant) \
-                and may_play(stones, W, q, defender, k, variant):
-            count = _add(replies, count, q)
-            if count < 0:
-                return NONE, 0
+    a = _next_four(stones, W, action_point, 0, defender, k, variant)
+    while a < action_point.shape[0]:
+        count = _add(replies, count, action_point[a])
+        if count < 0:
+            return NONE, 0
+        a = _next_four(stones, W, action_point, a + 1, defender, k, variant)
     return THREE, count
 
 
