@@ -18,16 +18,18 @@ What it costs: two threat searches a move, and one for each candidate in a threa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from engine.core.board import STONES, TO_PLAY, geometry
+from engine.core.board import STONES, TO_PLAY, Geometry, geometry
 from engine.core.dispatch import VARIANT, WIN_LENGTH, pack_rules
 from engine.core.game import Game
 from engine.core.threats import vct, winning_points
 from engine.core.types import opponent
 from engine.search.evaluator import Evaluator
 
-__all__ = ["VCT_DEPTH", "VCT_BUDGET", "CANDIDATES", "guarded_moves"]
+__all__ = ["VCT_DEPTH", "VCT_BUDGET", "CANDIDATES", "victory_point", "defences", "guarded_moves"]
 
 VCT_DEPTH = 8
 """Threats in a row that the guard reads (a defender's four answered counts as one)."""
@@ -37,43 +39,60 @@ CANDIDATES = 24
 """The network's most likely moves checked for a defence in a threatened position."""
 
 
+def _vct(board: np.ndarray, geo: Geometry, spec: np.ndarray, color: int, depth: int, budget: int) -> int:
+    """The point (not action) that starts a victory by threats of ``color``'s on ``board``, else -1."""
+    return int(vct(board.copy(), geo.width, geo.action_point, color, spec[WIN_LENGTH], spec[VARIANT], depth, budget))
+
+
+def victory_point(game: Game, color: int, *, depth: int = VCT_DEPTH, budget: int = VCT_BUDGET) -> int:
+    """The action that starts a victory by continuous threats of ``color``'s in a Gomoku ``game``, as if
+    ``color`` were to move, else -1."""
+    geo = geometry(game.rules.size)
+    point = _vct(game.position.cells[STONES], geo, pack_rules(game.rules), color, depth, budget)
+    return int(geo.point_action[point]) if point >= 0 else -1
+
+
+def defences(game: Game, actions: Iterable[int] | None = None, *, depth: int = VCT_DEPTH,
+             budget: int = VCT_BUDGET) -> list[int]:
+    """Of ``actions`` (default: every legal move), the moves of the side to move after which the opponent
+    has no victory by threats. A four of ours only delays: the opponent stops it, and what counts is whether
+    its threat is still there (a four that also blocks, or whose stop does, is a defence)."""
+    geo, spec = geometry(game.rules.size), pack_rules(game.rules)
+    stones = game.position.cells[STONES]
+    mover = int(game.position.info[TO_PLAY])
+    if actions is None:
+        actions = np.flatnonzero(game.legal_mask()[:-1])
+    fives = np.empty(2, np.int64)
+    found = []
+    for action in actions:
+        board = stones.copy()
+        board[geo.action_point[action]] = mover
+        if winning_points(board, geo.width, geo.action_point, mover, spec[WIN_LENGTH], spec[VARIANT], fives) == 1:
+            board[fives[0]] = opponent(mover)
+        if _vct(board, geo, spec, opponent(mover), depth, budget) < 0:
+            found.append(int(action))
+    return found
+
+
 def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH,
                   budget: int = VCT_BUDGET) -> np.ndarray | None:
     """``bool[N*N+1]``: the root moves to search in a Gomoku ``game``, or None for every legal one (no
     victory by threats is in sight, the game is Go or over, or nothing found stops the opponent's)."""
-    rules = game.rules
-    if rules.game != "gomoku" or game.is_over:
+    if game.rules.game != "gomoku" or game.is_over:
         return None
-    geo, spec = geometry(rules.size), pack_rules(rules)
-    position = game.position
-    stones = position.cells[STONES]
-    mover = int(position.info[TO_PLAY])
-
-    def victory(color: int, board: np.ndarray) -> int:
-        return int(vct(board.copy(), geo.width, geo.action_point, color, spec[WIN_LENGTH], spec[VARIANT],
-                       depth, budget))
-
-    allowed = np.zeros(rules.size * rules.size + 1, dtype=bool)
-    win = victory(mover, stones)
+    mover = int(game.position.info[TO_PLAY])
+    allowed = np.zeros(game.rules.num_actions, dtype=bool)
+    win = victory_point(game, mover, depth=depth, budget=budget)
     if win >= 0:
-        allowed[geo.point_action[win]] = True
+        allowed[win] = True
         return allowed
-    threat = victory(opponent(mover), stones)
+    threat = victory_point(game, opponent(mover), depth=depth, budget=budget)
     if threat < 0:
         return None
     legal = game.legal_mask()
-    priors = evaluator.evaluate([position], legal[None]).priors[0][:-1] * legal[:-1]
-    threat_action = int(geo.point_action[threat])
+    priors = evaluator.evaluate([game.position], legal[None]).priors[0][:-1] * legal[:-1]
     ranked = np.argsort(-priors, kind="stable")[:CANDIDATES]
-    fives = np.empty(2, np.int64)
-    first = [threat_action] if legal[threat_action] else []   # renju may forbid black the key point
-    for action in first + [int(a) for a in ranked if a != threat_action and priors[a] > 0]:
-        board = stones.copy()
-        board[geo.action_point[action]] = mover
-        # A four of ours only delays: the opponent stops it, and what counts is whether its threat is
-        # still there (a four that also blocks, or whose stop does, is a defence).
-        if winning_points(board, geo.width, geo.action_point, mover, spec[WIN_LENGTH], spec[VARIANT], fives) == 1:
-            board[fives[0]] = opponent(mover)
-        if victory(opponent(mover), board) < 0:
-            allowed[action] = True
+    first = [threat] if legal[threat] else []   # renju may forbid black the key point
+    allowed[defences(game, first + [int(a) for a in ranked if a != threat and priors[a] > 0],
+                     depth=depth, budget=budget)] = True
     return allowed if allowed.any() else None

@@ -16,9 +16,9 @@ from engine.core.dispatch import pack_rules, vct_point
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
-from engine.core.types import BLACK
+from engine.core.types import BLACK, WHITE
 from engine.search.evaluator import Evaluation, UniformEvaluator
-from engine.search.guard import VCT_BUDGET, VCT_DEPTH, guarded_moves
+from engine.search.guard import VCT_BUDGET, VCT_DEPTH, defences, guarded_moves, victory_point
 from engine.search.mcts import SearchConfig
 from engine.search.player import Player, PlayerConfig
 from tests.support.games import play_stones
@@ -84,6 +84,21 @@ def test_a_four_that_only_delays_is_no_defence() -> None:
     assert allowed is not None and not allowed[gtp_to_action("A4", 15)]
     delayed = _after(_after(game, "A4"), "A5")   # black stops the four; its threat stands
     assert _has_victory(delayed.with_side_to_move(BLACK))
+
+
+def test_defences_are_the_moves_after_which_the_opponent_has_no_victory() -> None:
+    game = play_stones(FREESTYLE, *THREATENED)
+    assert victory_point(game, WHITE) == -1
+    assert victory_point(game.with_side_to_move(BLACK), BLACK) == victory_point(game, BLACK) >= 0
+    found = defences(game)
+    assert gtp_to_action("J8", 15) in found and gtp_to_action("A4", 15) not in found
+    fours = {gtp_to_action(v, 15) for v in ("A4", "A5")}   # black stops them first: checked above
+    for action in np.flatnonzero(game.legal_mask()[:-1]):
+        if int(action) not in fours:
+            after = game.copy()
+            after.play(int(action))
+            assert (int(action) in found) == (not _has_victory(after)), action
+    assert defences(game, [gtp_to_action("N2", 15), gtp_to_action("J8", 15)]) == [gtp_to_action("J8", 15)]
 
 
 def test_quiet_positions_and_go_are_left_alone() -> None:
