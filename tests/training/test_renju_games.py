@@ -6,6 +6,7 @@ The same check runs on any match's SGF output: ``engine check-games SGF_DIR --ru
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,11 @@ def test_a_renju_match_never_has_our_black_on_a_forbidden_point(tmp_path: Path) 
     model = bootstrap(tmp_path / "renju9.safetensors", BootstrapConfig("gomoku", 9, blocks=1, filters=8, seed=3))
     config = replace_paths(MatchConfig(games=6, parallel_games=6, seed=1),
                            {"player.visits": 16, "player.resign_threshold": None})
-    # Without decisive moves, which would end the games before black meets a forbidden point.
-    ours = make_agent(str(model), RENJU9, config, EvaluatorOptions(random_symmetry=True, runtime="eager",
-                                                                    decisive=False))
+    # Without decisive moves or the threat guard, which would end the games before black meets a forbidden
+    # point, and with the symmetries seeded, so that the games are the same on every run.
+    agent = make_agent(str(model), RENJU9, config, EvaluatorOptions(random_symmetry=True, seed=5, runtime="eager",
+                                                                     decisive=False))
+    ours = replace(agent, config=replace(agent.config, threat_guard=False))
     opponent = make_agent("random", RENJU9, config)
     play_match(ours, opponent, RENJU9, config, tmp_path / "games")
     summary = check_games(tmp_path / "games", RENJU9)
