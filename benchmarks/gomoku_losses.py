@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,10 +27,10 @@ RINGS = ((0, 1), (2, 3), (4, 99))
 """Distances of the opening's black stone from the nearest edge that the summary tells apart."""
 
 
-def _player_color(text: str, player: str) -> int | None:
-    for tag, color in (("PB", BLACK), ("PW", WHITE)):
-        name = re.search(tag + r"\[([^\]]*)\]", text)
-        if name and name.group(1).split()[:1] == [player]:
+def _player_color(record: GameRecord, player: str) -> int | None:
+    """The colour whose name (``PB``/``PW``) is ``player``, alone or with a job number after it."""
+    for name, color in ((record.black_name, BLACK), (record.white_name, WHITE)):
+        if name and name.split()[:1] == [player]:
             return color
     return None
 
@@ -71,9 +70,8 @@ def main() -> None:
     wins: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     losses = []
     for path in sorted(args.sgf):
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-        color = _player_color(text, args.player)
         record = load_sgf_file(path)
+        color = _player_color(record, args.player)
         if color is None or record.result is None or not record.moves:
             continue
         won = record.result.winner == color
