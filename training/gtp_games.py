@@ -17,11 +17,15 @@ after its timeout instead of blocking it. Gomoku games (``engine match --rules
 renju``) end with a five or a full board, and the rules core's verdict is the
 result. An engine given as a baseline's name (``random``, ``mcts-rollouts:N``,
 ``gomokubench:LEVEL``) or as a model file plays in this process
-(:class:`~training.local_engine.LocalEngine`; a model as ``local`` says).
+(:class:`~training.local_engine.LocalEngine`; a model as ``local`` says), or,
+when several games run at once, in a child process for each job
+(:class:`~training.local_engine.LocalEngineProcess`), so that the jobs do not
+share one core.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Callable, Iterator
@@ -48,10 +52,13 @@ from engine import (
 from training.baselines import random_move
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPEngineError
 from training.gtp_jobs import run_jobs
-from training.local_engine import LocalEngine
+from training.local_engine import LocalEngine, LocalEngineProcess
 from training.match import MatchConfig, MatchResult, is_local
 
-__all__ = ["GtpMatchConfig", "play_game", "referee_outcome", "play_gtp_match"]
+__all__ = ["GtpMatchConfig", "MatchEngine", "play_game", "referee_outcome", "play_gtp_match"]
+
+MatchEngine = GTPClient | LocalEngine | LocalEngineProcess
+"""What plays a match's games: anything with a GTP ``send``, ``name`` and genmove timing."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,8 @@ class GtpMatchConfig:
             raise ValueError(f"scorer must be 'a' or 'b' and jobs at least 1, not {self.scorer!r} and {self.jobs}")
 
 
-def play_game(black: GTPClient | LocalEngine, white: GTPClient | LocalEngine, rules: Rules, random_moves: int,
-              rng: np.random.Generator, scorer: GTPClient | LocalEngine | None = None,
+def play_game(black: MatchEngine, white: MatchEngine, rules: Rules, random_moves: int,
+              rng: np.random.Generator, scorer: MatchEngine | None = None,
               referee: GTPClient | None = None) -> tuple[Game, Outcome]:
     """One game (``black`` may be ``white``: self-play) after ``random_moves`` random opening moves.
 
@@ -140,17 +147,20 @@ def referee_outcome(referee: GTPClient, game: Game) -> Outcome | None:
 
 
 class _Engines(NamedTuple):
-    a: GTPClient | LocalEngine
-    b: GTPClient | LocalEngine
+    a: MatchEngine
+    b: MatchEngine
     referee: GTPClient | None
 
 
-def _engine(spec: str, config: GtpMatchConfig, name: str, seed: int) -> GTPClient | LocalEngine:
-    """A GTP engine process for a command line, or the player in this process that a baseline's name
-    (``gomokubench:hard``) or a model file gives."""
-    if is_local(spec):
+def _engine(spec: str, config: GtpMatchConfig, name: str, seed: int) -> MatchEngine:
+    """A GTP engine process for a command line, or the player that a baseline's name (``gomokubench:hard``)
+    or a model file gives: in this process, or in a child of its own when games run side by side."""
+    if not is_local(spec):
+        return GTPClient(shlex.split(spec), config.timeout, name)
+    if config.jobs == 1:
         return LocalEngine(spec, config.rules, seed, name, config.local, config.local_options)
-    return GTPClient(shlex.split(spec), config.timeout, name)
+    threads = max(1, len(os.sched_getaffinity(0)) // config.jobs)
+    return LocalEngineProcess(spec, config.rules, seed, name, config.local, config.local_options, threads)
 
 
 @contextmanager

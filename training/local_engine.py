@@ -9,22 +9,29 @@ name in ``engine evaluate`` (:func:`~training.match.make_agent`): ``random``,
 can rerun a strength check against a named baseline without a GTP wrapper for it.
 A model file plays as in ``engine evaluate`` too (the match player's visits), which
 is how ``engine loop`` rates its generations against a GTP engine such as GNU Go.
+
+:class:`LocalEngineProcess` is the same player in a child process, for matches
+that play several games at once: ``gomokubench`` and the rollouts are Python
+and numba code that holds the GIL, so the threads of ``engine match --jobs 2``
+each driving one in this process would share one core between them.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from dataclasses import replace
+from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
 
 import numpy as np
 
 from engine import Color, EngineError, Game, Outcome, Rules, action_to_gtp, gtp_to_action
-from training.gtp_client import GTPError
-from training.match import MatchConfig, make_agent
+from training.gtp_client import GTPEngineError, GTPError
+from training.match import MatchConfig, is_baseline, make_agent
 
-__all__ = ["LocalEngine"]
+__all__ = ["LocalEngine", "LocalEngineProcess"]
 
 
 class LocalEngine:
@@ -96,3 +103,104 @@ class LocalEngine:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+class LocalEngineProcess:
+    """:class:`LocalEngine` ``spec`` in a child process of its own, with the same ``send``, ``name`` and
+    genmove timing; a model's network runs on ``threads`` CPU threads there (None: torch's default).
+
+    A command the player refuses raises :class:`GTPError` here with its message; one it fails on, a
+    player that cannot start (an unknown level, rules it cannot play) or a child that dies raises
+    :class:`GTPEngineError`, as a GTP engine's process would.
+    """
+
+    def __init__(self, spec: str, rules: Rules, seed: int = 0, name: str | None = None,
+                 match: MatchConfig | None = None, options: Any = None, threads: int | None = None) -> None:
+        self.name = name or spec
+        self.genmoves = 0
+        self.genmove_seconds = 0.0
+        context = multiprocessing.get_context("spawn")   # no fork of a parent that holds threads
+        self._connection, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, spec, rules, seed, name, match, options, threads),
+                                        name=f"local engine {self.name}", daemon=True)
+        self._process.start()
+        child.close()
+        try:
+            self.name = self._reply("starting")
+        except BaseException:
+            self.close()
+            raise
+
+    def send(self, command: str) -> str:
+        """The player's answer to one GTP command (see :meth:`LocalEngine.send`)."""
+        try:
+            self._connection.send(command)
+        except OSError as error:
+            raise GTPEngineError(f"{self.name} has stopped ({error}): cannot send {command!r}") from error
+        return self._reply(command)
+
+    def send_many(self, commands: list[str]) -> list[str]:
+        return [self.send(command) for command in commands]
+
+    def _reply(self, command: str) -> str:
+        """The child's answer to ``command``, waiting as long as it thinks but not past its death."""
+        while not self._connection.poll(1.0):
+            if not self._process.is_alive():
+                raise GTPEngineError(f"{self.name} exited (code {self._process.exitcode}) during {command!r}")
+        try:
+            status, text, genmoves, seconds = self._connection.recv()
+        except EOFError as error:
+            raise GTPEngineError(f"{self.name} exited during {command!r}") from error
+        if status == "?":
+            raise GTPError(self.name, command, text)
+        if status == "!":
+            raise GTPEngineError(f"{self.name} failed {command!r}: {text}")
+        self.genmoves, self.genmove_seconds = genmoves, seconds
+        return text
+
+    def close(self) -> None:
+        """Stop the child (asked first, killed if it does not go within 10 s)."""
+        if self._process.is_alive():
+            try:
+                self._connection.send(None)
+            except OSError:
+                pass
+            self._process.join(10)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+        self._connection.close()
+
+    def __enter__(self) -> LocalEngineProcess:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def _serve(connection: Connection, spec: str, rules: Rules, seed: int, name: str | None, match: MatchConfig | None,
+           options: Any, threads: int | None) -> None:
+    """The child of :class:`LocalEngineProcess`: a LocalEngine answering commands until told to stop (``None``).
+
+    Each answer is ``(status, text, genmoves, genmove_seconds)``: status ``=`` with the answer, ``?`` with
+    the message of a refusal, ``!`` with the error that ended the child.
+    """
+    try:
+        if threads is not None and not is_baseline(spec):
+            from engine.nn.evaluator import set_cpu_threads
+
+            set_cpu_threads(threads)   # this process's entry point: it may
+        engine = LocalEngine(spec, rules, seed, name, match, options)
+        connection.send(("=", engine.name, 0, 0.0))
+        while (command := connection.recv()) is not None:
+            try:
+                answer = engine.send(command)
+            except GTPError as error:
+                connection.send(("?", error.message, engine.genmoves, engine.genmove_seconds))
+            else:
+                connection.send(("=", answer, engine.genmoves, engine.genmove_seconds))
+    except (EOFError, KeyboardInterrupt):   # the parent has gone, or the match was interrupted
+        return
+    except Exception as error:  # noqa: BLE001 -- reported to the parent, which raises it
+        connection.send(("!", f"{type(error).__name__}: {error}", 0, 0.0))
