@@ -190,7 +190,7 @@ def _serve(connection: Connection, spec: str, rules: Rules, seed: int, name: str
         if threads is not None and not is_baseline(spec):
             from engine.nn.evaluator import set_cpu_threads
 
-            set_cpu_threads(threads)   # this process's entry point: it may
+            set_cpu_threads(threads)   # a worker process's entry point may: the jobs share the cores
         engine = LocalEngine(spec, rules, seed, name, match, options)
         connection.send(("=", engine.name, 0, 0.0))
         while (command := connection.recv()) is not None:
