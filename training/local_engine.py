@@ -188,7 +188,7 @@ def _serve(connection: Connection, spec: str, rules: Rules, seed: int, name: str
     """
     try:
         if threads is not None and not is_baseline(spec):
-            from engine.nn.evaluator import set_cpu_threads
+            from engine import set_cpu_threads
 
             set_cpu_threads(threads)   # a worker process's entry point may: the jobs share the cores
         engine = LocalEngine(spec, rules, seed, name, match, options)
