@@ -1,8 +1,10 @@
 """Games between GTP engines on several processes at once: a few threads, each with its own engines.
 
 GTP engines are processes, so a thread per job is enough to keep them all busy;
-the GIL is free while a thread waits on its engine's pipe. Used by GNU Go's
-self-play data and by matches between GTP engines.
+the GIL is free while a thread waits on its engine's pipe. A match's in-process
+players (baselines, model files) are run as processes too when jobs run side by
+side (:class:`~training.local_engine.LocalEngineProcess`): as threads they would
+share one core. Used by GNU Go's self-play data and by matches.
 """
 
 from __future__ import annotations
