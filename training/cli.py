@@ -317,32 +317,52 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
               help="Self-play game records (this folder only; not its holdout/).")
 @click.option("--sgf", "sgf_directory", type=click.Path(exists=True, file_okay=False), default=None,
               help="SGF files anywhere below this folder (pi: the move played, z: the result).")
+@click.option("--collection", "collections", type=click.Path(exists=True), multiple=True,
+              help="Game collections (repeatable; folders taken whole): zip or plain files in the one-line "
+                   "format 'ID<TAB>;B[pd];W[dd]...', SGF archives (.zip, .tar.gz), .sgf files. Read on --workers "
+                   "cores, resumable.")
+@click.option("--index", "index_paths", type=click.Path(exists=True), multiple=True,
+              help="With --collection: the one-line games' results ('ID, date, ..., result, ...' tab-separated "
+                   "lines; zip or plain; repeatable).")
+@click.option("--holdout-months", default="", metavar="YYYY-MM,...",
+              help="With --collection: games of these months go to OUTPUT/holdout/, never to training.")
+@click.option("--collection-rules", default="chinese komi=6.5 ko=simple", show_default=True,
+              help="With --collection: the rules of the one-line games (their files do not say).")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="With --collection: collections read at a time [default: the cores].")
 @click.option("--output-directory", type=click.Path(file_okay=False), required=True)
 @click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Encode for this model (its encoder, game and board).")
 @click.option("--encoder", default=None, help="Encode with this encoder (board and game from --size or the inputs).")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size to keep [default: the model's, "
-              "else the first input's].")
+              "else the first input's; 19 for collections].")
 @click.option("--window", type=click.IntRange(1), default=None, help="Only the newest N inputs.")
 @click.option("--chunk-samples", type=click.IntRange(1), default=8192, show_default=True)
 @click.option("--skip-moves", type=click.IntRange(0), default=0, show_default=True,
-              help="With --sgf: the first N moves of each game give no samples (e.g. random openings).")
+              help="With --sgf or --collection: the first N moves of each game give no samples.")
 @click.option("--seed", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True)
-def gather_command(input_directory: str | None, sgf_directory: str | None, output_directory: str,
-                   model_path: str | None, encoder: str | None, size: int | None, window: int | None,
-                   chunk_samples: int, skip_moves: int, seed: int | None, as_json: bool) -> None:
-    """Replay game records or SGF files into shuffled training chunks (idempotent)."""
+def gather_command(input_directory: str | None, sgf_directory: str | None, collections: tuple[str, ...],
+                   index_paths: tuple[str, ...], holdout_months: str, collection_rules: str, workers: int | None,
+                   output_directory: str, model_path: str | None, encoder: str | None, size: int | None,
+                   window: int | None, chunk_samples: int, skip_moves: int, seed: int | None, as_json: bool) -> None:
+    """Replay game records, SGF files or game collections into shuffled training chunks (idempotent)."""
     from tqdm import tqdm
 
     from engine import EngineError
     from training.gather import GatherConfig, gather, gather_target, list_inputs
 
-    if (input_directory is None) == (sgf_directory is None):
-        raise click.UsageError("give one of --input-directory and --sgf")
+    if sum(map(bool, (input_directory, sgf_directory, collections))) != 1:
+        raise click.UsageError("give one of --input-directory, --sgf and --collection")
+    if collections:
+        _gather_collections(collections, index_paths, holdout_months, collection_rules, workers, output_directory,
+                            model_path, encoder, size, chunk_samples, skip_moves, seed, as_json)
+        return
+    if index_paths or holdout_months:
+        raise click.UsageError("--index and --holdout-months apply to --collection only")
     kind = "records" if input_directory is not None else "sgf"
     if skip_moves and kind != "sgf":
-        raise click.UsageError("--skip-moves applies to --sgf collections only")
+        raise click.UsageError("--skip-moves applies to --sgf and --collection only")
     try:
         inputs = list_inputs(input_directory or sgf_directory, kind)  # type: ignore[arg-type]
         target = gather_target(inputs, kind, model_path, encoder, size)
@@ -354,6 +374,52 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, outpu
     result = {"inputs": summary.inputs, "already_gathered": summary.already_gathered, "empty": summary.empty,
               "rejected": summary.rejected,
               "samples": summary.samples, "chunks": [str(p) for p in summary.chunks]}
+    _emit(result, as_json, summary.describe())
+
+
+def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ...], holdout_months: str,
+                        rules: str, workers: int | None, output_directory: str, model_path: str | None,
+                        encoder: str | None, size: int | None, chunk_samples: int, skip_moves: int,
+                        seed: int | None, as_json: bool) -> None:
+    """``gather --collection``: the collections' games into chunks, held-out months apart."""
+    import os
+    import re
+    import zipfile
+
+    from tqdm import tqdm
+
+    from engine import EngineError
+    from engine.formats.collections import list_collections
+    from training.gather import GatherTarget, gather_target
+    from training.gather_collections import CollectionConfig, gather_collections
+
+    months = tuple(m.strip() for m in holdout_months.split(",") if m.strip())
+    for month in months:
+        if not re.fullmatch(r"\d{4}-\d{2}", month):
+            raise click.BadParameter(f"{month!r}: expected YYYY-MM", param_hint="--holdout-months")
+    try:
+        files = list_collections(collections)
+        if not files:
+            raise ValueError(f"no game collections in {', '.join(collections)}")
+        if model_path:
+            from engine import read_info
+
+            board = size or (19 if read_info(model_path).board_size is None else None)
+            target = gather_target([], "sgf", model_path, None, board)
+        else:
+            target = GatherTarget("go", size or 19, (encoder or "").strip().lower())
+        if not target.encoder:
+            raise click.UsageError("give --model or --encoder")
+        config = CollectionConfig(rules, months, skip_moves, chunk_samples, workers or os.cpu_count() or 1, seed)
+        with tqdm(desc="gather", unit="game", file=sys.stderr) as bar:
+            summary = gather_collections(files, list_collections(index_paths), output_directory, target, config,
+                                         bar.update)
+    except (EngineError, ValueError, OSError, zipfile.BadZipFile) as error:
+        raise _fail(error) from error
+    result = {"collections": summary.finished, "already_gathered": summary.already_gathered,
+              "games": summary.games, "used": summary.used, "skipped": dict(summary.skipped),
+              "scored": summary.scored, "unconfirmed": summary.unconfirmed, "samples": summary.samples,
+              "holdout_samples": summary.holdout_samples, "chunks": len(summary.chunks)}
     _emit(result, as_json, summary.describe())
 
 

@@ -65,7 +65,7 @@ from training.records import SelfPlayRecord, list_records, read_record
 from training.territory import FinalBoard, dead_from_territory, final_board
 
 __all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "Arrays", "gather", "gather_target", "list_inputs",
-           "MANIFEST", "samples_from_record", "samples_from_sgf", "sgf_final_board"]
+           "MANIFEST", "load_manifest", "samples_from_record", "samples_from_sgf", "sgf_final_board"]
 
 log = logging.getLogger(__name__)
 
@@ -261,8 +261,10 @@ def _new_manifest(target: GatherTarget) -> dict[str, Any]:
             "board_size": target.board_size, "encoder": target.encoder, "inputs": {}, "chunks": []}
 
 
-def _load_manifest(output: Path, target: GatherTarget) -> dict[str, Any]:
-    """The output folder's manifest (new if absent), caught up with chunks a kill left unlisted."""
+def load_manifest(output: Path, target: GatherTarget) -> dict[str, Any]:
+    """The output folder's manifest (new if absent), caught up with chunks a kill left unlisted (chunks
+    of game collections, whose sources name games as ``<sha256>#<ordinals>``, are caught up by
+    :mod:`training.gather_collections` from the chunks themselves)."""
     path = output / MANIFEST
     if path.exists():
         try:
@@ -283,7 +285,8 @@ def _load_manifest(output: Path, target: GatherTarget) -> dict[str, Any]:
             info = read_chunk_info(chunk)
             manifest["chunks"].append(chunk.name)
             for digest in info.sources:
-                manifest["inputs"].setdefault(digest, {"chunk": chunk.name})
+                if "#" not in digest:
+                    manifest["inputs"].setdefault(digest, {"chunk": chunk.name})
     return manifest
 
 
@@ -338,7 +341,7 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     output = Path(output)
     rules = Rules.go(target.board_size) if target.game == "go" else Rules.gomoku(target.board_size)
     encoder = get_encoder(target.encoder, rules)
-    manifest = _load_manifest(output, target)
+    manifest = load_manifest(output, target)
     inputs = list(inputs)[-config.window:] if config.window else list(inputs)
     summary = GatherSummary()
     rng = np.random.default_rng(config.seed)

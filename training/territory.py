@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import BLACK, WHITE, Game
+from engine import BLACK, WHITE, Game, Outcome
 
-__all__ = ["FinalBoard", "ended_on_board", "final_board", "dead_from_territory"]
+__all__ = ["FinalBoard", "ended_on_board", "final_board", "dead_from_territory", "estimated_final_board"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +63,29 @@ def dead_from_territory(game: Game, black: Iterable[int], white: Iterable[int]) 
     board = game.position.board().reshape(-1)
     dead = {a for a in black if board[a] == WHITE} | {a for a in white if board[a] == BLACK}
     return sorted(dead)
+
+
+def estimated_final_board(game: Game, result: Outcome, playouts: int = 200, seed: int = 0,
+                          tolerance: float = 2.0) -> FinalBoard | None:
+    """The final board of a counted game whose record names no dead stones, or None.
+
+    Collections of human games give the count (``result``) but not the dead
+    stones. They are estimated here by random playouts (the stones of chains
+    that the playouts mostly lose, seki kept), and the board is accepted only
+    when the rules core's score of it agrees with the recorded count: same
+    winner, and a margin within ``tolerance`` points (area and territory
+    counts of one board differ by the difference in stones played, one point
+    in an even game). None also for a game that two passes did not end.
+    """
+    from engine.core.ownership import playout_ownership, stone_status
+
+    if not ended_on_board(game) or result.reason != "score" or result.margin is None or result.winner is None:
+        return None
+    status = stone_status(game, playout_ownership(game, playouts, seed))
+    final = final_board(game, [action for chain in status.dead for action in chain])
+    if final is None:
+        return None
+    recorded = result.margin if result.winner == BLACK else -result.margin
+    if (final.score > 0) != (recorded > 0) or abs(final.score - recorded) > tolerance:
+        return None
+    return final
