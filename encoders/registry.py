@@ -8,15 +8,15 @@ from types import MappingProxyType
 
 from encoders.base import Encoder, EncoderError
 from encoders.history import LZ18Encoder, Zero17Encoder
-from encoders.liberties import ElevenPlaneEncoder, SevenPlaneEncoder
+from encoders.liberties import ElevenPlaneEncoder, FifteenPlaneEncoder, SevenPlaneEncoder
 from encoders.stones import Gomoku4Encoder, OnePlaneEncoder
 from engine.core.rules import Rules
 
 __all__ = ["ENCODERS", "encoder_names", "get_encoder"]
 
 ENCODERS: Mapping[str, type[Encoder]] = MappingProxyType({
-    cls.name: cls for cls in (OnePlaneEncoder, SevenPlaneEncoder, ElevenPlaneEncoder, Zero17Encoder,
-                              LZ18Encoder, Gomoku4Encoder)
+    cls.name: cls for cls in (OnePlaneEncoder, SevenPlaneEncoder, ElevenPlaneEncoder, FifteenPlaneEncoder,
+                              Zero17Encoder, LZ18Encoder, Gomoku4Encoder)
 })
 """Encoder classes by name, in the order the README lists them."""
 

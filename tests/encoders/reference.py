@@ -85,6 +85,14 @@ def reference_planes(name: str, position: Position, banned: np.ndarray | None = 
     elif name == "elevenplane":
         buckets = [libs == 1, libs == 2, libs == 3, libs >= 4]
         planes = [own & b for b in buckets] + [theirs & b for b in buckets] + [black, white, ko]
+    elif name == "fifteenplane":
+        buckets = [libs == 1, libs == 2, libs == 3, libs >= 4]
+        history = position.history()
+        recent = []
+        for t in range(1, 5):
+            placed = (history[t - 1] != 0) & (history[t] == 0)
+            recent.append(placed if placed.sum() == 1 else np.zeros_like(placed))
+        planes = [own & b for b in buckets] + [theirs & b for b in buckets] + [black, white, ko] + recent
     elif name == "zero17":
         history = position.history()
         planes = [p for board_t in history for p in (board_t == me, board_t == opp)] + [black]

@@ -190,6 +190,40 @@ def test_gomoku4_marks_the_last_move_and_black_to_move() -> None:
     expect(encoder.encode(game), {0: marks(7, "E5"), 1: marks(7, "D4", "C3"), 2: marks(7, "C3")})
 
 
+def test_fifteenplane_marks_the_last_four_moves_through_a_pass_and_a_capture() -> None:
+    game = Game(Rules.go(5))
+    encoder = get_encoder("fifteenplane", game.rules)
+    play(game, "B1", "A1", "A2")          # black's A2 takes the white stone at A1
+    expect(encoder.encode(game)[11:], {0: marks(5, "A2"), 1: marks(5, "A1"), 2: marks(5, "B1")})
+    game.play(game.rules.num_points)       # white passes
+    play(game, "A1")                       # black fills the point of the capture
+    expect(encoder.encode(game)[11:], {0: marks(5, "A1"), 2: marks(5, "A2"), 3: marks(5, "A1")})
+    assert np.array_equal(encoder.encode(game)[:11], get_encoder("elevenplane", game.rules).encode(game))
+
+
+def test_fifteenplane_marks_nothing_for_setup_stones() -> None:
+    game = Game(Rules.go(9))
+    game.place_handicap([gtp_to_action(v, 9) for v in ("C3", "G7")])
+    assert not get_encoder("fifteenplane", game.rules).encode(game)[11:].any()
+    play(game, "E5")
+    expect(get_encoder("fifteenplane", game.rules).encode(game)[11:], {0: marks(9, "E5")})
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+def test_fifteenplane_recent_moves_are_the_moves_of_the_game(seed: int) -> None:
+    rules = Rules.go(7)
+    game = random_game(rules, seed)
+    planes = get_encoder("fifteenplane", rules).encode(game)
+    played = [move.action for move in game.moves][::-1][:4]
+    for t, action in enumerate(played):
+        expected = np.zeros(rules.num_points, dtype=np.uint8)
+        if action < rules.num_points:
+            expected[action] = 1
+        assert np.array_equal(planes[11 + t].reshape(-1), expected), (t, played)
+    for t in range(len(played), 4):
+        assert not planes[11 + t].any()
+
+
 # -------------------------------------------------- reference and batches
 def _fitting(rules: Rules) -> list[str]:
     return [name for name, cls in ENCODERS.items() if rules.game in cls.games]
@@ -209,7 +243,7 @@ def test_every_encoder_matches_the_reference_on_random_games(rules: Rules, seed:
 def test_ko_plane_of_a_game_includes_its_superko_points(rules: Rules, seed: int) -> None:
     game = random_game(rules, seed)
     banned = np.array([game.check(a) == SUPERKO for a in range(rules.num_points)])
-    for name in ("sevenplane", "elevenplane"):
+    for name in ("sevenplane", "elevenplane", "fifteenplane"):
         planes = get_encoder(name, rules).encode(game)
         assert np.array_equal(planes.astype(np.int64), reference_planes(name, game.position, banned)), name
 

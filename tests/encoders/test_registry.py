@@ -14,10 +14,11 @@ from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import EngineError
 
-EXPECTED = {  # name: (planes, games), as the issue defines them
+EXPECTED = {  # name: (planes, games), as the encoders' docstrings define them
     "oneplane": (1, {"go", "gomoku"}),
     "sevenplane": (7, {"go"}),
     "elevenplane": (11, {"go"}),
+    "fifteenplane": (15, {"go"}),
     "zero17": (17, {"go", "gomoku"}),
     "lz18": (18, {"go"}),
     "gomoku4": (4, {"gomoku"}),
