@@ -318,8 +318,8 @@ def gather_collections(collections: Sequence[Path], index_paths: Sequence[Path],
         reporter = threading.Thread(target=_report, args=(ticks, progress, stop), daemon=True)
         reporter.start()
         try:
-            with ProcessPoolExecutor(max_workers=max(1, min(config.workers, len(tasks))),
-                                     mp_context=context) as pool:
+            with ProcessPoolExecutor(max_workers=max(1, min(config.workers, len(tasks))), mp_context=context,
+                                     initializer=_die_with_parent) as pool:
                 futures = {pool.submit(_gather_one, task, ticks.put): task for task in tasks}
                 for future, task in futures.items():
                     result = future.result()
@@ -329,6 +329,20 @@ def gather_collections(collections: Sequence[Path], index_paths: Sequence[Path],
             stop.set()
             reporter.join()
     return summary
+
+
+def _die_with_parent() -> None:
+    """Have the kernel end this worker when the gathering process dies (Linux), so that a killed gather
+    leaves no worker writing chunks behind it; elsewhere the worker's own check of its parent does."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+        except OSError:
+            pass
 
 
 def _report(ticks: Any, progress: Callable[[int], None] | None, stop: threading.Event) -> None:

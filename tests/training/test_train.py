@@ -242,3 +242,16 @@ def test_version_1_chunks_still_train_the_policy_and_value(tmp_path: Path) -> No
     assert np.isfinite(result.policy_loss) and old.exists()
     checked = validate(load_model(tmp_path / "out.safetensors").net, samples)
     assert checked.score_mae is None and checked.ownership_accuracy is None and checked.aux_samples == 0
+
+
+def test_the_channels_last_layout_trains_the_same_network(tmp_path: Path) -> None:
+    samples = _go_samples()
+    trained = {}
+    for layout in (True, False):
+        model = _go_model("pooled")
+        result = train(samples, model, tmp_path / f"{layout}.safetensors", 1, _config(steps=4, channels_last=layout))
+        trained[layout] = load_model(tmp_path / f"{layout}.safetensors").net.state_dict()
+        assert result.samples_per_s > 0 and "samples/s" in result.describe()
+    for name, tensor in trained[True].items():
+        assert tensor.is_contiguous(), name
+        assert torch.allclose(tensor.float(), trained[False][name].float(), atol=1e-4), name
