@@ -36,8 +36,8 @@ import numpy as np
 from training.chunks import Samples
 from training.errors import CheckpointError
 
-__all__ = ["TrainConfig", "TrainResult", "Replica", "train", "checkpoint_path", "learning_rate", "SCHEDULES",
-           "OPTIMIZERS"]
+__all__ = ["TrainConfig", "TrainResult", "Replica", "train", "draw_batch", "checkpoint_path", "learning_rate",
+           "SCHEDULES", "OPTIMIZERS"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("sgd", "adam")
@@ -169,7 +169,7 @@ def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
 
 
 # -------------------------------------------------------------------- batches
-def _batch(samples: Samples, config: TrainConfig, step: int, rank: int = 0) -> tuple[np.ndarray, ...]:
+def draw_batch(samples: Samples, config: TrainConfig, step: int, rank: int = 0) -> tuple[np.ndarray, ...]:
     """The minibatch of ``step`` (for data-parallel ``rank``; rank 0 draws what one process draws), as the
     fields of :class:`~training.losses.Batch` in numpy: planes float32[B, C, N, N], pi float32[B, A], z,
     ownership float32[B, N*N], score, aux_mask."""
@@ -301,7 +301,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     started = time.perf_counter()
     try:
         for step in range(start, config.steps):
-            batch = Batch(*(torch.from_numpy(a).to(device) for a in _batch(samples, config, step, rank)))
+            batch = Batch(*(torch.from_numpy(a).to(device) for a in draw_batch(samples, config, step, rank)))
             batch = batch._replace(planes=batch.planes.contiguous(memory_format=layout))
             rate = learning_rate(config, step) * multiplier
             for group in optimizer.param_groups:

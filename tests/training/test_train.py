@@ -15,7 +15,7 @@ from tests.training.conftest import GOMOKU6, write_version1_chunk
 from training.chunks import ChunkInfo, Samples, load_samples, pack_ownership, pack_planes
 from training.errors import CheckpointError
 from training.losses import AUX_TERMS, Batch, batch_losses
-from training.train import TrainConfig, _batch, checkpoint_path, learning_rate, train
+from training.train import TrainConfig, checkpoint_path, draw_batch, learning_rate, train
 from training.validate import validate
 
 
@@ -202,11 +202,11 @@ def test_a_masked_sample_adds_no_aux_loss_nor_gradient() -> None:
 
 def test_symmetries_turn_the_ownership_with_the_board() -> None:
     samples = _go_samples(32)
-    planes, policy, _, ownership, _, mask = _batch(samples, _config(batch_size=32, seed=5), step=0)
+    planes, policy, _, ownership, _, mask = draw_batch(samples, _config(batch_size=32, seed=5), step=0)
     stones = (planes[:, 0] - planes[:, 1]).reshape(32, -1)   # the target is the stones, turned or not
     assert np.array_equal(ownership[mask], stones[mask]) and not ownership[~mask].any()
     assert np.all(stones[np.arange(32), policy[:, :-1].argmax(axis=1)] == 0), "pi points at an empty point"
-    plain = _batch(samples, _config(batch_size=32, seed=5, symmetries=False), step=0)
+    plain = draw_batch(samples, _config(batch_size=32, seed=5, symmetries=False), step=0)
     assert not np.array_equal(plain[3], ownership), "no symmetry was drawn"
 
 
