@@ -8,7 +8,7 @@ games between GTP engines (matches, GNU Go's data) through one GTP client.
     from training.train import train, TrainConfig
 
 Game records (:mod:`training.records`) and chunks (:mod:`training.chunks`) are
-versioned files written atomically; the commands live in :mod:`training.cli`.
+versioned files written atomically; the commands that run them live in :mod:`engine.cli`.
 Names are imported on first use, so ``import training`` loads neither torch nor numba.
 (``gather``, ``train`` and ``validate`` are also module names, so their functions are
 imported from those modules.)

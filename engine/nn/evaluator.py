@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, CachedNetEvaluator, Encoder
-from engine.nn.config import NetOutput
+from engine.nn.config import TORCH_RUNTIMES, NetOutput
 
 if TYPE_CHECKING:
     import torch
@@ -26,13 +26,11 @@ if TYPE_CHECKING:
     from engine.nn.model_file import Model
     from engine.nn.net import PolicyValueNet
 
-__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "TORCH_RUNTIMES", "pick_device", "pick_dtype",
+__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
 
 log = logging.getLogger(__name__)
 
-TORCH_RUNTIMES = ("auto", "eager", "compile")
-"""The runtimes of the torch network (``engine.nn.loading.RUNTIMES`` adds numpy's)."""
 
 def set_cpu_threads(threads: int | None = None) -> int:
     """Set torch's CPU threads for the whole process (None: every core this process may use); return the count.

@@ -12,12 +12,11 @@ import os
 from dataclasses import dataclass
 
 from engine.core.rules import Rules
+from engine.nn.config import RUNTIMES
 from engine.search.evaluator import Evaluator
 
-__all__ = ["EvaluatorOptions", "load_evaluator", "RUNTIMES"]
+__all__ = ["EvaluatorOptions", "load_evaluator"]
 
-RUNTIMES = ("auto", "eager", "compile", "numpy")
-"""How a network can run: torch's (``auto``, ``eager``, ``compile``) or numpy's."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class EvaluatorOptions:
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`). Torch's CPU threads are the process's,
     not an evaluator's: the command sets them (``set_cpu_threads``).
 
-    ``runtime``: one of :data:`RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
+    ``runtime``: one of :data:`~engine.nn.config.RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
     (:func:`~engine.nn.evaluator.pick_runtime`); ``numpy`` runs the numpy forward pass
     (:mod:`engine.nn.numpy_evaluator`) and never imports torch, on the CPU in float32 (``device``
     None or cpu, ``dtype`` auto or fp32), its threads numpy's BLAS's (``set_blas_threads``)."""

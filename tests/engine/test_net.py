@@ -13,7 +13,7 @@ import torch
 from click.testing import CliRunner
 from safetensors.torch import save_file
 
-from engine.bench.net import net_command
+from engine.cli.bench import net_command
 from engine.nn.model_file import (
     METADATA_KEY,
     Model,

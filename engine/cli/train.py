@@ -1,5 +1,4 @@
-"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | evaluate | loop``,
-and games between GTP engines: ``engine match | gnugo-games``.
+"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | loop | grow``.
 
 Each command builds the frozen configs of the library it calls, calls one
 function, and reports: progress bars (tqdm) and notes on stderr, the result
@@ -9,43 +8,32 @@ happen inside the commands, so ``engine --help`` stays fast.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from engine.bench.timing import runtime_options
+from engine.cli.options import (
+    GAMES,
+    device_option,
+    evaluator_options,
+    fail,
+    json_option,
+    note,
+    ray_layout,
+    ray_options,
+    report,
+    runtime_option,
+    runtime_options,
+    seed_option,
+    threads_option,
+)
+from engine.cli.process import set_torch_threads
 
 __all__ = ["bootstrap_command", "grow_command", "selfplay_command", "gather_command", "train_command",
-           "validate_command", "evaluate_command", "loop_command", "match_command", "gnugo_games_command",
-           "check_games_command", "gomokubench_games_command"]
-
-_GAMES = click.Choice(["go", "gomoku"])
-
-
-def _note(text: str) -> None:
-    click.echo(text, err=True)
-
-
-def _emit(result: dict[str, Any], as_json: bool, text: str) -> None:
-    click.echo(json.dumps(result, sort_keys=True) if as_json else text)
-
-
-def _fail(error: Exception) -> click.ClickException:
-    return click.ClickException(str(error))
-
-
-def _evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None) -> Any:
-    """The options of ``runtime_options`` as EvaluatorOptions (random symmetry on); sets this process's
-    torch threads."""
-    from engine import EvaluatorOptions, set_cpu_threads
-
-    set_cpu_threads(threads)
-    return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
+           "validate_command", "loop_command"]
 
 
 def _lr_drops(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
@@ -111,44 +99,6 @@ def _loss_weights(prefix: str = "") -> Callable[..., Any]:
     return decorate
 
 
-def _ray_target(_ctx: click.Context, _param: click.Parameter, target: str | None) -> str | None:
-    """``--ray``: a local cluster binds the loopback address only (Ray reads that setting at import)."""
-    if target == "local":
-        import os
-
-        from training.cluster.connect import LOOPBACK_ENV
-
-        for name, value in LOOPBACK_ENV.items():
-            os.environ.setdefault(name, value)
-    return target
-
-
-def ray_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--ray auto|local|ADDRESS``, ``--actors N`` and ``--inference`` (self-play and inference actors on a Ray
-    cluster: :func:`ray_layout`)."""
-    command = click.option("--inference", "ray_inference", type=click.Choice(["auto", "server", "actor"]),
-                           default="auto", show_default=True,
-                           help="With --ray: where the network runs. server: in inference actors that the "
-                                "self-play actors feed (one per GPU, one per CPU-only node); actor: in every "
-                                "self-play actor (--threads torch threads each, default 1); auto: servers on GPU "
-                                "nodes, in-actor on CPU-only nodes, where the network is most of the work and "
-                                "batching gains little, so a server would leave the actors' cores idle.")(command)
-    command = click.option("--actors", "ray_actors", type=click.IntRange(1), default=None,
-                           help="With --ray: self-play actors per node [default: one per CPU the node's "
-                                "inference actors leave].")(command)
-    return click.option("--ray", "ray_target", default=None, metavar="auto|local|ADDRESS", callback=_ray_target,
-                        help="Run on a Ray cluster: local (this machine), auto (the cluster this machine is in) "
-                             "or a head node's address (pip install -e \".[ray]\").")(command)
-
-
-def ray_layout(actors: int | None, inference: str, threads: int | None) -> Any:
-    """The :class:`~training.cluster.pool.Layout` of ``ray_options`` (``threads``: ``--threads``, each CPU
-    network's torch threads)."""
-    from training.cluster.pool import Layout
-
-    return Layout(actors_per_node=actors, threads=threads, inference=inference)
-
-
 def _ray_cluster(store: Any, actors: int | None, inference: str, threads: int | None) -> Any:
     from training.cluster.backend import RayCluster
 
@@ -165,7 +115,7 @@ def _no_url(location: str | None, option: str) -> None:
 # --------------------------------------------------------------- bootstrap
 @click.command("bootstrap")
 @click.argument("out_model", type=click.Path(dir_okay=False))
-@click.option("--game", type=_GAMES, default="go", show_default=True)
+@click.option("--game", type=GAMES, default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
 @click.option("--encoder", default=None, help="Feature encoder [default: zero17 for go, gomoku4 for gomoku].")
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks.")
@@ -173,7 +123,7 @@ def _no_url(location: str | None, option: str) -> None:
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
               help="fc: AlphaGo Zero heads for one board size; pooled: any board size.")
 @_aux_heads_option("aux_heads")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None, blocks: int, filters: int,
                       heads: str, aux_heads: tuple[str, ...] | None, seed: int) -> None:
     """Write a randomly initialised model, generation 0."""
@@ -183,7 +133,7 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
     try:
         path = bootstrap(out_model, BootstrapConfig(game, size, encoder, blocks, filters, heads, seed, aux_heads))
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
+        raise fail(error) from error
     info = read_info(path)
     aux = ", ".join(info.config.aux_heads) or "none"
     click.echo(f"{path}: {info.name}, {info.describe()}, auxiliary heads: {aux}")
@@ -197,7 +147,7 @@ def bootstrap_command(out_model: str, game: str, size: int, encoder: str | None,
 @click.option("--filters", type=click.IntRange(1), required=True, help="Filters per layer (at least the model's).")
 @click.option("--noise", type=click.FloatRange(0), default=0.01, show_default=True,
               help="Relative spread of the copied filters' weights (0: exactly the same outputs).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 def grow_command(in_model: str, out_model: str, blocks: int, filters: int, noise: float, seed: int) -> None:
     """Write IN_MODEL grown to more blocks and filters, playing as it did: train it on from there."""
     from engine import EngineError, load_model, save_model
@@ -207,7 +157,7 @@ def grow_command(in_model: str, out_model: str, blocks: int, filters: int, noise
         model = load_model(in_model)
         path = save_model(out_model, grow_model(model, blocks, filters, noise, seed))
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
+        raise fail(error) from error
     click.echo(f"{path}: {model.net.config.name} grown to {blocks} blocks of {filters} filters")
 
 
@@ -257,10 +207,10 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
-@runtime_options
+@runtime_options()
 @ray_options
-@click.option("--seed", type=int, default=None)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@seed_option(None)
+@json_option
 def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
                      player__search__forced_playouts_k: float, player__search__gumbel_considered: int, games: int,
                      output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
@@ -292,7 +242,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
             "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share,
             "random_moves": random_moves, "seed": seed})
         sgf_dir = None if output_sgf is None else Path(output_sgf)
-        options = _evaluator_options(device, dtype, runtime, threads, seed)
+        options = evaluator_options(device, dtype, runtime, threads, seed)
         if ray_target is not None:
             from training.cluster.connect import connected
             from training.cluster.storage import RunStore
@@ -307,8 +257,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
                 summary = run_selfplay(model, rules, config, games, SelfPlayOutput(Path(output_dir), sgf_dir), options,
                                        workers, lambda _g: bar.update(1), worker_threads=threads)
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit(summary.to_dict(), as_json, summary.describe())
+        raise fail(error) from error
+    report(summary.to_dict(), as_json, summary.describe())
 
 
 # ------------------------------------------------------------------ gather
@@ -340,8 +290,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
 @click.option("--chunk-samples", type=click.IntRange(1), default=8192, show_default=True)
 @click.option("--skip-moves", type=click.IntRange(0), default=0, show_default=True,
               help="With --sgf or --collection: the first N moves of each game give no samples.")
-@click.option("--seed", type=int, default=None)
-@click.option("--json", "as_json", is_flag=True)
+@seed_option(None)
+@json_option
 def gather_command(input_directory: str | None, sgf_directory: str | None, collections: tuple[str, ...],
                    index_paths: tuple[str, ...], holdout_months: str, collection_rules: str, workers: int | None,
                    output_directory: str, model_path: str | None, encoder: str | None, size: int | None,
@@ -370,11 +320,11 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, colle
             config = GatherConfig(kind, window, chunk_samples, seed, skip_moves)
             summary = gather(inputs, output_directory, target, config, bar.update)
     except (EngineError, ValueError, OSError) as error:
-        raise _fail(error) from error
+        raise fail(error) from error
     result = {"inputs": summary.inputs, "already_gathered": summary.already_gathered, "empty": summary.empty,
               "rejected": summary.rejected,
               "samples": summary.samples, "chunks": [str(p) for p in summary.chunks]}
-    _emit(result, as_json, summary.describe())
+    report(result, as_json, summary.describe())
 
 
 def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ...], holdout_months: str,
@@ -415,12 +365,12 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
             summary = gather_collections(files, list_collections(index_paths), output_directory, target, config,
                                          bar.update)
     except (EngineError, ValueError, OSError, zipfile.BadZipFile) as error:
-        raise _fail(error) from error
+        raise fail(error) from error
     result = {"collections": summary.finished, "already_gathered": summary.already_gathered,
               "games": summary.games, "used": summary.used, "skipped": dict(summary.skipped),
               "scored": summary.scored, "unconfirmed": summary.unconfirmed, "samples": summary.samples,
               "holdout_samples": summary.holdout_samples, "chunks": len(summary.chunks)}
-    _emit(result, as_json, summary.describe())
+    report(result, as_json, summary.describe())
 
 
 # ------------------------------------------------------------------- train
@@ -454,11 +404,10 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
 @_aux_heads_option("aux_heads")
-@click.option("--device", default=None)
-@click.option("--threads", type=click.IntRange(1), default=None,
-              help="CPU threads for torch [default: every core]; 1 when other work shares the cores.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@device_option
+@threads_option()
+@seed_option()
+@json_option
 def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, generation_num: int | None,
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
                   l2: float, schedule: str, warmup_steps: int, value_weight: float, ownership_weight: float,
@@ -470,7 +419,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
     from tqdm import tqdm
 
-    from engine import EngineError, set_cpu_threads
+    from engine import EngineError
     from training.chunks import load_samples
     from training.models import BootstrapConfig, model_for_chunks
     from training.train import TrainConfig, train
@@ -482,7 +431,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                          score_mean_weight=score_mean_weight, score_stdev_weight=score_stdev_weight,
                          kl_target=kl_target, symmetries=not no_symmetries,
                          checkpoint_every=checkpoint_every, seed=seed, device=device, channels_last=channels_last)
-    set_cpu_threads(threads)
+    set_torch_threads(threads)
     try:
         samples = load_samples(list(chunks))
         new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed, aux_heads=aux_heads)
@@ -496,8 +445,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                                 refresh=False)
             result = train(samples, model, out_model, generation, config, logdir, on_step)
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit(result.to_dict(), as_json, result.describe())
+        raise fail(error) from error
+    report(result.to_dict(), as_json, result.describe())
 
 
 # ---------------------------------------------------------------- validate
@@ -505,8 +454,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
 @click.argument("holdout", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--load-file", type=click.Path(exists=True, dir_okay=False), required=True, help="The model.")
 @click.option("--batch-size", type=click.IntRange(1), default=1024, show_default=True)
-@click.option("--device", default=None)
-@click.option("--json", "as_json", is_flag=True)
+@device_option
+@json_option
 def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, device: str | None,
                      as_json: bool) -> None:
     """Policy loss, top-1 accuracy and value MSE of a model on held-out chunks (files or folders)."""
@@ -520,56 +469,8 @@ def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, 
         model = model_for_chunks(samples.info, load_file)
         result = validate(model.net, samples, batch_size, device)
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit({"model": model.name, **result.to_dict()}, as_json, f"{model.name} on {result.describe()}")
-
-
-# ---------------------------------------------------------------- evaluate
-@click.command("evaluate")
-@click.argument("model_a")
-@click.argument("model_b")
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=400, show_default=True, help="Visits per move of models.")
-@click.option("--parallel-games", type=click.IntRange(1), default=8, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True)
-@click.option("--temperature-moves", type=click.IntRange(0), default=2, show_default=True,
-              help="Opening moves sampled from the visits, so that games differ.")
-@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.95, show_default=True)
-@click.option("--no-resign", is_flag=True)
-@click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
-@click.option("--rules", "rules_text", default=None, help="Rules string [default: the model's game, default rules].")
-@click.option("--game", type=_GAMES, default=None, help="Game, when both players are baselines.")
-@click.option("--size", type=click.IntRange(2, 25), default=None)
-@click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
-@runtime_options
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parallel_games: int, batch_size: int,
-                     temperature_moves: int, resign_threshold: float, no_resign: bool, sgf_dir: str | None,
-                     rules_text: str | None, game: str | None, size: int | None, win_length: int | None,
-                     device: str | None, dtype: str, runtime: str, threads: int | None, seed: int,
-                     as_json: bool) -> None:
-    """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`, `gomokubench[:LEVEL]`):
-    win rate and Elo."""
-    from tqdm import tqdm
-
-    from engine import EngineError
-    from training.match import MatchConfig, make_agent, match_rules, play_match
-    from training.settings import replace_paths
-
-    try:
-        rules = match_rules(model_a, model_b, rules_text, game, size, win_length)
-        config = replace_paths(MatchConfig(), {
-            "games": games, "parallel_games": parallel_games, "seed": seed, "player.visits": visits,
-            "player.search.batch_size": batch_size, "player.temperature_moves": temperature_moves,
-            "player.resign_threshold": None if no_resign else resign_threshold})
-        options = _evaluator_options(device, dtype, runtime, threads, seed)
-        a, b = make_agent(model_a, rules, config, options), make_agent(model_b, rules, config, options)
-        with tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr) as bar:
-            result = play_match(a, b, rules, config, sgf_dir, lambda _r: bar.update(1))
-    except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit({"rules": str(rules), **result.to_dict()}, as_json, result.describe())
+        raise fail(error) from error
+    report({"model": model.name, **result.to_dict()}, as_json, f"{model.name} on {result.describe()}")
 
 
 # -------------------------------------------------------------------- loop
@@ -580,7 +481,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 
 @click.command("loop")
 @click.argument("run_dir")
-@click.option("--game", "bootstrap__game", type=_GAMES, default="gomoku", show_default=True)
+@click.option("--game", "bootstrap__game", type=GAMES, default="gomoku", show_default=True)
 @click.option("--size", "bootstrap__size", type=click.IntRange(2, 25), default=6, show_default=True)
 @click.option("--win-length", "win_length", type=click.IntRange(3, 25), default=None,
               help="Gomoku: stones in a row to win.")
@@ -642,11 +543,10 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               help="Rate generation 0 and every N-th accepted generation.")
 @click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
               help="Visits per move of models in gating and rating games.")
-@click.option("--device", "device", default=None)
-@click.option("--runtime", "runtime", type=click.Choice(["auto", "eager", "compile"]), default="auto",
-              show_default=True)
-@click.option("--threads", "threads", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@device_option
+@runtime_option()
+@threads_option()
+@seed_option()
 @ray_options
 @click.option("--staging", type=click.Path(file_okay=False), default=None,
               help="With --ray and a URL RUN_DIR: the local copy the loop works in "
@@ -661,7 +561,7 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
     With --ray, self-play runs as Ray actors and training as a Ray Train job,
     and RUN_DIR may be a path every node shares or an fsspec URL (s3://, gs://, file://).
     """
-    from engine import EngineError, set_cpu_threads
+    from engine import EngineError
     from training.loop import LoopConfig, load_config, run_loop
     from training.selfplay import opening_moves
     from training.settings import replace_paths
@@ -688,173 +588,16 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
         if stored is None:  # the opening, sampled from the visits, scales with the board
             opening = opening_moves(config.game_rules().size)
             config = replace_paths(config, {"selfplay.player.temperature_moves": opening})
-        set_cpu_threads(config.threads)
+        set_torch_threads(config.threads)
         if cluster is None:
-            state = run_loop(local_dir, config, _note)
+            state = run_loop(local_dir, config, note)
         else:
             from training.cluster.connect import connected, describe_cluster
 
             with connected(ray_target):  # type: ignore[arg-type]
-                _note(f"Ray cluster: {describe_cluster()}")
-                state = run_loop(local_dir, config, _note, cluster=cluster)
+                note(f"Ray cluster: {describe_cluster()}")
+                state = run_loop(local_dir, config, note, cluster=cluster)
     except (EngineError, ValueError) as error:
-        raise _fail(error) from error
+        raise fail(error) from error
     click.echo(f"{len(state['history']) - 1} generations in {run_dir}; best model {state['best']}; "
                f"ratings in {run_dir}/ratings.md")
-
-
-# ------------------------------------------------------------ GTP engines
-def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--size and --komi of games between GTP engines (Chinese rules)."""
-    command = click.option("--komi", type=float, default=7.0, show_default=True)(command)
-    return click.option("--size", type=click.IntRange(5, 19), default=9, show_default=True)(command)
-
-
-@click.command("match")
-@click.argument("engine_a")
-@click.argument("engine_b")
-@click.option("--games", type=click.IntRange(1), default=20, show_default=True)
-@click.option("--size", type=click.IntRange(5, 25), default=None, help="Board size [default: 9 for Go, the rules' "
-              "(15) for Gomoku].")
-@click.option("--komi", type=float, default=7.0, show_default=True, help="Go: komi.")
-@click.option("--rules", "rules_text", default=None,
-              help="Rules string, e.g. renju, freestyle, standard (Gomoku) [default: chinese].")
-@click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
-              help="Uniformly random opening moves, so that deterministic engines play different games.")
-@click.option("--scorer", type=click.Choice(["a", "b"]), default="b", show_default=True,
-              help="Whose final_score decides games that end by passing.")
-@click.option("--referee", default=None, metavar="COMMAND",
-              help="A third GTP engine whose final_score decides games that end by passing, e.g. "
-                   "\"gnugo --mode gtp --chinese-rules\" (overrides --scorer).")
-@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
-              help="Games played at once, each by its own pair of engines.")
-@click.option("--visits", type=click.IntRange(2), default=400, show_default=True,
-              help="Visits per move of a player given as a model file.")
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
-              help="Seconds an engine may take over one command before it counts as hung.")
-@click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
-@click.option("--resume", is_flag=True,
-              help="Count the games already in --sgf-dir and play only the rest (same engines and settings).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
-                  random_moves: int, scorer: str, referee: str | None, jobs: int, visits: int, timeout: float,
-                  sgf_dir: str | None, resume: bool, seed: int, as_json: bool) -> None:
-    """Play ENGINE_A against ENGINE_B (GTP command lines, baselines: random, mcts-rollouts:N,
-    gomokubench:LEVEL, or model files, played in this process at --visits), by default under
-    Chinese rules: A's win rate and Elo.
-
-    Every move is checked by the rules core; an engine that plays an illegal move
-    (under renju: black's forbidden points too), refuses a command or hangs ends
-    the match with an error naming it.
-    """
-    from tqdm import tqdm
-
-    from engine import EngineError, Rules
-    from training.gtp_games import GtpMatchConfig, play_gtp_match
-    from training.match import MatchConfig
-    from training.settings import replace_paths
-
-    try:
-        text = rules_text or "chinese"
-        rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
-        if rules.game == "go":
-            rules = replace(rules, komi=komi)
-        local = replace_paths(MatchConfig(), {"player.visits": visits})
-        config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs, local)
-        with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
-            def on_game(result: Any) -> None:
-                bar.n = result.games
-                bar.set_postfix_str(f"A {result.wins}-{result.losses}")
-                bar.refresh()
-            result = play_gtp_match(engine_a, engine_b, config, sgf_dir, on_game, resume=resume)
-    except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit({"rules": str(config.rules), **result.to_dict()}, as_json, result.describe())
-
-
-@click.command("gnugo-games")
-@click.argument("out_dir", type=click.Path(file_okay=False))
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
-              help="Games the folder should hold (those already there are kept).")
-@_go_board
-@click.option("--level", type=click.IntRange(0, 10), default=1, show_default=True, help="GNU Go's strength.")
-@click.option("--random-moves", type=click.IntRange(0), default=4, show_default=True)
-@click.option("--jobs", type=click.IntRange(1), default=2, show_default=True, help="GNU Go processes.")
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
-              help="Seconds GNU Go may take over one command before it counts as hung.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--gnugo", "binary", default=None, help="Path of gnugo [default: found on PATH or /usr/games].")
-def gnugo_games_command(out_dir: str, games: int, size: int, komi: float, level: int, random_moves: int, jobs: int,
-                        timeout: float, seed: int, binary: str | None) -> None:
-    """Write GNU Go self-play games as SGF files into OUT_DIR (resumable: games already there are kept)."""
-    from tqdm import tqdm
-
-    from engine import EngineError, Rules
-    from training.gnugo_games import GnuGoGamesConfig, missing_games, write_gnugo_games
-    from training.gtp_client import find_gnugo
-
-    binary = binary or find_gnugo()
-    if binary is None:
-        raise click.ClickException("gnugo is not installed (apt-get install gnugo)")
-    config = GnuGoGamesConfig(games, Rules.go(size, "chinese", komi=komi), level, random_moves, jobs, seed, timeout)
-    try:
-        with tqdm(total=len(missing_games(out_dir, config)), desc="GNU Go games", unit="game", file=sys.stderr) as bar:
-            summary = write_gnugo_games(out_dir, binary, config, bar.update)
-    except (EngineError, OSError) as error:
-        raise _fail(error) from error
-    click.echo(summary.describe(out_dir))
-
-
-@click.command("check-games")
-@click.argument("sgf_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--rules", "rules_text", default=None,
-              help="Replay under these rules, e.g. renju [default: each file's RU].")
-@click.option("--json", "as_json", is_flag=True)
-def check_games_command(sgf_dir: str, rules_text: str | None, as_json: bool) -> None:
-    """Replay every SGF game below SGF_DIR through the rules core; exit 1 on an illegal move (under renju:
-    a forbidden point of black's) or a result the board contradicts."""
-    from engine import EngineError, Rules
-    from training.replay import check_games
-
-    try:
-        summary = check_games(sgf_dir, None if rules_text is None else Rules.parse(rules_text))
-    except (EngineError, ValueError) as error:
-        raise _fail(error) from error
-    _emit({"games": summary.games, "black_moves": summary.black_moves,
-           "black_moves_facing_forbidden": summary.black_moves_facing_forbidden, "problems": summary.problems},
-          as_json, summary.describe())
-    if not summary.ok:
-        sys.exit(1)
-
-
-@click.command("gomokubench-games")
-@click.argument("out_dir", type=click.Path(file_okay=False))
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
-              help="Games the folder should hold (those already there are kept).")
-@click.option("--rules", "rules_text", default="freestyle", show_default=True,
-              help="Gomoku rules string (five in a row): freestyle, standard, renju, 'renju size=19'.")
-@click.option("--levels", default="easy,standard,standard,hard", show_default=True,
-              help="Levels each side's is drawn from, game by game (repeat one to draw it more often).")
-@click.option("--random-moves", type=click.IntRange(0), default=2, show_default=True,
-              help="Uniformly random opening moves, so that games differ.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
-              help="Worker processes playing games side by side (gomokubench is pure Python: one a free core).")
-def gomokubench_games_command(out_dir: str, games: int, rules_text: str, levels: str, random_moves: int,
-                              seed: int, jobs: int) -> None:
-    """Write games of gomokubench's alpha-beta player against itself as SGF files into OUT_DIR (resumable)."""
-    from tqdm import tqdm
-
-    from engine import EngineError, Rules
-    from training.gomokubench_games import GomokubenchGamesConfig, missing_games, write_gomokubench_games
-
-    try:
-        config = GomokubenchGamesConfig(games, Rules.parse(rules_text), tuple(levels.split(",")), random_moves, seed,
-                                        jobs)
-        with tqdm(total=len(missing_games(out_dir, config)), desc="gomokubench games", unit="game",
-                  file=sys.stderr) as bar:
-            summary = write_gomokubench_games(out_dir, config, bar.update)
-    except (EngineError, ValueError, OSError) as error:
-        raise _fail(error) from error
-    click.echo(summary.describe(out_dir))

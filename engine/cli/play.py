@@ -1,4 +1,4 @@
-"""``engine gtp``, ``engine gomocup`` and ``engine analysis``: thin click commands over the protocol front ends.
+"""``engine gtp``, ``engine gomocup`` and ``engine analysis``: the protocol front ends on stdin/stdout.
 
 Only click is imported here; the engine loads when a command runs, so
 ``engine gtp --help`` stays fast.
@@ -7,7 +7,6 @@ Only click is imported here; the engine loads when a command runs, so
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from engine.bench.timing import dtype_option
+from engine.cli.options import log_level_option, runtime_options, seed_option, stack
+from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads, setup_logging
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -23,45 +23,35 @@ if TYPE_CHECKING:
 
 __all__ = ["gtp_command", "gomocup_command", "analysis_command"]
 
-_LOG_FORMAT = "engine %(levelname)s: %(message)s"
-
-
-DEFAULT_THREADS = 1
-"""Torch's CPU threads unless ``--threads`` says otherwise: a GUI engine shares the machine (another engine,
-the GUI), and torch's OpenMP threads wait for each other at every layer: two threads on two busy cores ran
-genmove 4-7x slower than one thread (``benchmarks/thread_policy.py``, README)."""
-
-NO_NETWORK = ("rollouts", "uniform")
-"""``--model`` names that play without a network (``FrontEndConfig.network_free``)."""
+FRONT_END_THREADS = 1
+"""Torch's CPU threads of a front end unless ``--threads`` says otherwise: a GUI engine shares the machine (another
+engine, the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two busy cores
+are several times slower than one (``engine bench genmove --contend`` measures it)."""
 
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
-    if value is not None and value not in NO_NETWORK and not Path(value).is_file():
-        raise click.BadParameter(f"{value!r} is not a model file (give a path, 'rollouts' or 'uniform')")
+    from gtp.state import NETWORK_FREE
+
+    if value is not None and value not in NETWORK_FREE and not Path(value).is_file():
+        raise click.BadParameter(f"{value!r} is not a model file (give a path, {' or '.join(map(repr, NETWORK_FREE))})")
     return value
 
 
 def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
     """``--model`` as FrontEndConfig's ``model``, ``network_free`` and ``bundled``: the file given; or, without
     one, the network bundled for the rules in play, pure MCTS with random playouts where none ships; or
-    ``(None, name, False)`` for a name of NO_NETWORK."""
-    if model in NO_NETWORK:
+    ``(None, name, False)`` for a name of ``NETWORK_FREE``."""
+    from gtp.state import NETWORK_FREE
+
+    if model in NETWORK_FREE:
         return None, model, False
     return model, "rollouts", model is None
-
-
-RUNTIME_CHOICES = ["auto", "eager", "compile", "numpy"]
-"""``--runtime``: torch's runtimes, or the numpy forward pass (``EvaluatorOptions.runtime``)."""
 
 
 def _engine_options(runtime: str) -> Any:
     """Options both front ends share: the model, the search limits and the hardware; ``runtime`` is the default
     of ``--runtime``."""
-    return lambda function: _add_engine_options(function, runtime)
-
-
-def _add_engine_options(function: Any, runtime: str) -> Any:
-    options = [
+    return stack(
         click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
                      help="Model file [default: the network bundled for the rules in play; where none ships, "
                           "'rollouts']; "
@@ -74,45 +64,9 @@ def _add_engine_options(function: Any, runtime: str) -> Any:
                           "can only lower it."),
         click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
                      help="Positions per network evaluation."),
-        click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu)."),
-        click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS, show_default=True,
-                     help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy). One does "
-                          "not collapse when another program takes a core (the README has the figures); more can "
-                          "help on an idle many-core machine."),
-        dtype_option,
-        click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default=runtime, show_default=True,
-                     help="How the network runs: compile (torch.compile in the background; moves run eagerly until "
-                          "it is ready, then faster on a CPU), eager, auto (compile on a CPU, eager on a GPU), or "
-                          "numpy (float32 on the CPU without torch: about 220 MB less memory, a slower network)."),
-        click.option("--seed", type=int, default=None, help="Seed for repeatable searches and ownership estimates."),
-        click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
-                     show_default=True, help="Diagnostics on stderr."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
-
-
-def _blas_threads(runtime: str, threads: int | None) -> None:
-    """Size numpy's BLAS for the numpy runtime; first thing in a command, since it only works before numpy loads
-    (then the process imports no torch, whose threads ``_size_threads`` would set)."""
-    if runtime == "numpy":
-        from engine import set_blas_threads
-
-        if not set_blas_threads(threads):
-            logging.getLogger(__name__).warning("numpy was loaded before --threads could size its BLAS")
-
-
-def _setup_logging(level: str) -> None:
-    """Diagnostics on stderr; ``heatmap``'s lines there bare and at every level, as Leela Zero prints them."""
-    logging.basicConfig(stream=sys.stderr, level=level.upper(), format=_LOG_FORMAT, force=True)
-    from gtp.rawnn import RAW_LOG
-
-    bare = logging.StreamHandler(sys.stderr)
-    bare.setFormatter(logging.Formatter("%(message)s"))
-    RAW_LOG.handlers[:] = [bare]
-    RAW_LOG.setLevel(logging.INFO)
-    RAW_LOG.propagate = False
+        runtime_options(numpy=True, runtime=runtime, threads=FRONT_END_THREADS),
+        seed_option(None, "Seed for repeatable searches and ownership estimates."),
+        log_level_option)
 
 
 def _check_limits(visits: int | None, seconds: float | None) -> None:
@@ -139,30 +93,16 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
                           **own)
 
 
-def _exit_at_once() -> None:
-    """End the process now that the session is over, without waiting for a background compile.
-
-    Torch aborts ("terminate called without an active exception") when the
-    interpreter shuts down under a compile that is still running (:mod:`gtp.warmup`).
-    """
-    sys.stdout.flush()
-    sys.stderr.flush()
-    logging.shutdown()
-    os._exit(0)
-
-
 def _size_threads(config: FrontEndConfig, threads: int) -> None:
     """Torch's thread pool is the process's, so the command sizes it, and only when a torch network may run (a
-    bundled one for any of the game's rules families counts; the numpy runtime's threads are ``_blas_threads``')."""
+    bundled one for any of the game's rules families counts; the numpy runtime's threads are BLAS's)."""
     from engine import Rules
 
     if config.evaluator.runtime == "numpy":
         return
     families = [Rules.go()] if config.game == "go" else [Rules.gomoku(), Rules.gomoku(variant="renju")]
     if any(config.model_for(rules) is not None for rules in families):
-        from engine import set_cpu_threads
-
-        set_cpu_threads(threads)
+        set_torch_threads(threads)
 
 
 @click.command("gtp")
@@ -183,11 +123,11 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
     GoGui extensions: live analysis (lz-analyze, kata-analyze, analyze and
     the genmove_analyze variants), time controls, GoGui's analyze and ruler
-    commands. See the README for the full list.
+    commands. See docs/gtp.md for the full list.
     """
     _check_limits(visits, seconds)
-    _blas_threads(runtime, threads)
-    _setup_logging(log_level)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
     from engine import RulesError
     from gtp.commands import serve
 
@@ -199,7 +139,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         raise click.UsageError(str(exc)) from exc
     _size_threads(config, threads)
     serve(config, sys.stdin.buffer, sys.stdout.buffer)
-    _exit_at_once()
+    exit_at_once()
 
 
 @click.command("gomocup")
@@ -215,14 +155,14 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     (350 MB in its 2024 fast games) and importing torch alone takes 220 MB.
     """
     _check_limits(visits, seconds)
-    _blas_threads(runtime, threads)
-    _setup_logging(log_level)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
     from gtp.gomocup import play_gomocup
 
     config = _front_end_config(model, "gomoku", visits, seconds, batch, device, dtype, runtime, seed)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
-    _exit_at_once()
+    exit_at_once()
 
 
 @click.command("analysis")
@@ -236,16 +176,9 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
               default=None, help="Positions searched at once (numAnalysisThreads); their leaves share network calls.")
 @click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
               help="When stdin closes, stop at once instead of finishing the queued queries.")
-@click.option("--device", default=None, help="Torch device for the network (default: cuda, mps, else cpu).")
-@dtype_option
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy).")
-@click.option("--runtime", type=click.Choice(RUNTIME_CHOICES), default="auto", show_default=True,
-              help="How the network runs: compile (torch.compile; a slower start, faster evaluations on a CPU), "
-                   "eager, auto (compile on a CPU, eager on a GPU), or numpy (float32 on the CPU, without torch).")
-@click.option("--seed", type=int, default=None, help="Seed of the network's random symmetries (nnRandomize).")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
-              show_default=True, help="Diagnostics on stderr.")
+@runtime_options(numpy=True)
+@seed_option(None, "Seed of the network's random symmetries (nnRandomize).")
+@log_level_option
 def analysis_command(model: str | None, config_path: str | None, overrides: str, analysis_threads: int | None,
                      quit_without_waiting: bool, device: str | None, dtype: str, threads: int | None, runtime: str,
                      seed: int | None, log_level: str) -> None:
@@ -255,8 +188,8 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
     that starts `katago analysis -model M -config C` can start `engine analysis`
     instead. One JSON query per line; one JSON response per analysed turn.
     """
-    _blas_threads(runtime, threads)
-    _setup_logging(log_level)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
     from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, parse_overrides, read_config
 
     try:
@@ -277,19 +210,16 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
 
         found = bundled_model("go")
         path = None if found is None else str(found)
-    _serve_analysis(config, path, threads, quit_without_waiting)
+    if path is not None and config.evaluator.runtime != "numpy":
+        set_torch_threads(threads)
+    _serve_analysis(config, path, quit_without_waiting)
 
 
-def _serve_analysis(config: AnalysisConfig, model: str | None, threads: int | None,
-                    quit_without_waiting: bool) -> None:
+def _serve_analysis(config: AnalysisConfig, model: str | None, quit_without_waiting: bool) -> None:
     """Load the network (a failure ends the command before any input is read), then serve stdin/stdout."""
     from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info
     from gtp.kata_session import AnalysisSession
 
-    if model is not None and config.evaluator.runtime != "numpy":
-        from engine import set_cpu_threads
-
-        set_cpu_threads(threads)
     size = 19
     if model is not None:
         try:

@@ -1,7 +1,7 @@
 """``engine convert-lz`` and ``engine export-lz``: Leela Zero weights to a model file and back.
 
 Thin commands over :mod:`engine.nn.leela`; a file that does not fit is reported
-on stderr with the message that names the line or the mismatch.
+with the message that names the line or the mismatch.
 """
 
 from __future__ import annotations

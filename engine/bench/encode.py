@@ -10,16 +10,16 @@ stacking of the positions' arrays is part of the time, as it is in search.
 from __future__ import annotations
 
 import time
+from typing import Any
 
-import click
 import numpy as np
 
-from encoders.registry import ENCODERS, get_encoder
-from engine.bench.timing import measure_rate, report
+from encoders.registry import ENCODERS, encoder_names, get_encoder
+from engine.bench.timing import measure_rate
 from engine.core.position import Position
 from engine.core.rules import Rules
 
-__all__ = ["encode_command", "random_positions"]
+__all__ = ["measure_encode", "random_positions"]
 
 
 def random_positions(rules: Rules, count: int, seed: int = 0, moves: tuple[int, int] = (100, 200)) -> list[Position]:
@@ -45,17 +45,12 @@ def random_positions(rules: Rules, count: int, seed: int = 0, moves: tuple[int, 
     return positions
 
 
-@click.command("encode")
-@click.option("--encoder", "name", type=click.Choice(list(ENCODERS)), required=True, help="Encoder to time.")
-@click.option("--size", type=click.IntRange(5, 25), default=19, show_default=True, help="Board size.")
-@click.option("--batch", type=click.IntRange(1), default=64, show_default=True, help="Positions per call.")
-@click.option("--seconds", type=click.FloatRange(0.01), default=1.0, show_default=True, help="Length of each run.")
-@click.option("--runs", type=click.IntRange(1), default=5, show_default=True, help="Runs; the median is reported.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def encode_command(name: str, size: int, batch: int, seconds: float, runs: int, seed: int, as_json: bool) -> None:
-    """Batch feature encoding: positions/s (median of several runs)."""
-    cls = ENCODERS[name]
+def measure_encode(name: str, size: int, batch: int, seconds: float, runs: int, seed: int) -> dict[str, Any]:
+    """Positions/s of ``encode_batch`` with the encoder ``name`` (median of ``runs`` runs of ``seconds``); ValueError
+    for a name no encoder has."""
+    cls = ENCODERS.get(name)
+    if cls is None:
+        raise ValueError(f"unknown encoder {name!r}: expected one of {', '.join(encoder_names())}")
     rules = Rules.go(size) if "go" in cls.games else Rules.gomoku(size)
     encoder = get_encoder(name, rules)
     positions = random_positions(rules, batch, seed)
@@ -68,11 +63,6 @@ def encode_command(name: str, size: int, batch: int, seconds: float, runs: int, 
         return float(batch)
 
     rate = measure_rate(step, seconds, runs)
-    result = {
-        "encoder": name, "planes": cls.num_planes, "dtype": str(cls.dtype), "game": rules.game, "size": size,
-        "batch": batch, "runs": runs, "seconds": seconds, "positions_per_s": rate.median,
-        "positions_per_s_runs": rate.runs, "warm_up_s": warm_up,
-    }
-    text = (f"{name} ({cls.num_planes} planes, {rules.game} {size}x{size}, batches of {batch}): "
-            f"{rate.median:,.0f} positions/s (median of {runs} runs of {seconds:g} s; first call {warm_up:.2f} s)")
-    report(result, as_json, text)
+    return {"encoder": name, "planes": cls.num_planes, "dtype": str(cls.dtype), "game": rules.game, "size": size,
+            "batch": batch, "runs": runs, "seconds": seconds, "positions_per_s": rate.median,
+            "positions_per_s_runs": rate.runs, "warm_up_s": warm_up}
