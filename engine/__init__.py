@@ -92,10 +92,8 @@ _HOMES = {
     "ModelFormatError": "engine.nn.model_format",
     "ModelInfo": "engine.nn.model_format",
     "model_name": "engine.nn.model_format",
-    "read_info": "engine.nn.model_format",
     # engine.nn.model_file
     "Model": "engine.nn.model_file",
-    "load_model": "engine.nn.model_file",
     "save_model": "engine.nn.model_file",
     # engine.nn.evaluator
     "NetEvaluator": "engine.nn.evaluator",
@@ -108,6 +106,8 @@ _HOMES = {
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",
+    "load_model": "engine.nn.loading",
+    "read_info": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
     # engine.atomic

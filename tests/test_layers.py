@@ -193,3 +193,59 @@ def test_help_imports_nothing_heavy() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "", f"--help imported {result.stdout.strip()}"
 
+
+def imported_modules(module: str, source: str) -> set[str]:
+    """The modules of this repository that ``module`` imports anywhere (functions included), lazy references too:
+    for ``from package import name`` the module ``package.name`` where there is one."""
+    found = set()
+    for target, names in references(source):
+        for candidate in [f"{target}.{name}" for name in names] or [target]:
+            if candidate in KNOWN_MODULES:
+                found.add(candidate)
+            elif target in KNOWN_MODULES:
+                found.add(target)
+    found.discard(module)
+    return found
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module in ``graph`` (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    graph = {module: imported_modules(module, path.read_text()) for module, path in _modules(*PACKAGES)}
+    assert import_circles(graph) == []
+
+
+def test_an_import_circle_is_caught() -> None:
+    graph = {"a": imported_modules("a", "from engine.nn import model_format"),
+             "engine.nn.model_format": {"engine.nn.leela"}, "engine.nn.leela": {"engine.nn.model_format"}}
+    assert import_circles(graph) == [["engine.nn.leela", "engine.nn.model_format"]]

@@ -40,7 +40,8 @@ def export_command(model_path: str, out: str) -> None:
     Leela Zero plays it with leelaz -w OUT; the ownership and score heads, which it lacks, are left out.
     """
     from engine.nn.leela import write_leela
-    from engine.nn.model_file import ModelFormatError, load_model
+    from engine.nn.loading import load_model
+    from engine.nn.model_file import ModelFormatError
 
     try:
         model = load_model(model_path)

@@ -20,7 +20,7 @@ legal play (:func:`calibration_planes`) of the evaluator's board size, from
 the empty board to a crowded one; values beyond them are clipped. On
 positions of trained 9x9 networks' own play the int8 policy's KL to float32
 is 10-20 times bf16's and the value differs by 0.006-0.008 on average (bf16:
-0.002-0.0035); ``tests/engine/test_int8.py`` holds the bounds. In exchange,
+0.002-0.0035); ``tests/engine/nn/test_int8.py`` holds the bounds. In exchange,
 1.3x (b6c64) to 2x (b15c192) the positions a second of compiled bf16.
 
 torch's quantized tensors are deprecated (still in torch 2.13, which CI pins;

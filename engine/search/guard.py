@@ -46,7 +46,9 @@ def _vct(board: np.ndarray, geo: Geometry, spec: np.ndarray, color: int, depth: 
 
 def victory_point(game: Game, color: int, *, depth: int = VCT_DEPTH, budget: int = VCT_BUDGET) -> int:
     """The action that starts a victory by continuous threats of ``color``'s in a Gomoku ``game``, as if
-    ``color`` were to move, else -1."""
+    ``color`` were to move, else -1 (always in Go, and in a game that is over)."""
+    if game.rules.game != "gomoku" or game.is_over:
+        return -1
     geo = geometry(game.rules.size)
     point = _vct(game.position.cells[STONES], geo, pack_rules(game.rules), color, depth, budget)
     return int(geo.point_action[point]) if point >= 0 else -1

@@ -9,7 +9,7 @@ from engine.core.coords import gtp_to_action
 from engine.core.game import Game, Move
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color, EngineError, IllegalMoveError
-from tests.engine.consistency import check_consistency
+from tests.engine.core.consistency import check_consistency
 
 
 def _play(game: Game, moves: str) -> None:

@@ -9,12 +9,13 @@ import pytest
 
 from engine.core.board import STONES, TO_PLAY, geometry
 from engine.core.coords import action_to_gtp, gtp_to_action
-from engine.core.dispatch import pack_rules, vcf_point, vct_point, winning_point
+from engine.core.dispatch import pack_rules, vcf_point, winning_point
 from engine.core.game import Game
 from engine.core.gomoku import VARIANT_CODES
 from engine.core.rules import Rules
 from engine.core.threats import vcf, vct
 from engine.core.types import BLACK, WHITE, opponent
+from engine.search.guard import victory_point
 from tests.support.games import play_stones, random_positions
 
 FREESTYLE = Rules.gomoku(15, 5, "freestyle")
@@ -108,11 +109,9 @@ def test_every_vcf_found_wins_when_played_out(rules: Rules) -> None:
 
 
 def _vct(game: Game, color: int | None = None, depth: int = 8, budget: int = 20_000) -> str | None:
-    geo, position = geometry(game.rules.size), game.position
-    attacker = int(position.info[TO_PLAY]) if color is None else color
-    point = vct_point(position.cells, position.info, geo.width, geo.action_point, pack_rules(game.rules), attacker,
-                      depth, budget)
-    return None if point < 0 else action_to_gtp(int(geo.point_action[point]), game.rules.size)
+    attacker = int(game.position.info[TO_PLAY]) if color is None else color
+    action = victory_point(game, attacker, depth=depth, budget=budget)
+    return None if action < 0 else action_to_gtp(action, game.rules.size)
 
 
 # Black to move: J8 makes two open threes (G8-J8 and J8-J10); no four is on the board.

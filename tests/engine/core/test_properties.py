@@ -26,7 +26,7 @@ from engine.core.position import GAME_OVER, OFF_BOARD, SUPERKO
 from engine.core.rng import new_rng
 from engine.core.rules import GO_PRESETS, GOMOKU_PRESETS
 from engine.core.types import BLACK, EMPTY, WHITE, Color, Outcome
-from tests.engine.consistency import chain_at, check_consistency, expected_go_verdict, winning_colors
+from tests.engine.core.consistency import chain_at, check_consistency, expected_go_verdict, winning_colors
 
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 MOVE_BUDGET = 20 if NOJIT else 60

@@ -10,9 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engine.core.board import geometry
 from engine.core.coords import gtp_to_action
-from engine.core.dispatch import pack_rules, vct_point
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
@@ -47,9 +45,7 @@ class Favourite:
 
 def _has_victory(game: Game) -> bool:
     """Whether the side to move has a victory by threats within the guard's bounds."""
-    geo, position = geometry(game.rules.size), game.position
-    return vct_point(position.cells, position.info, geo.width, geo.action_point, pack_rules(game.rules),
-                     int(position.to_play), VCT_DEPTH, VCT_BUDGET) >= 0
+    return victory_point(game, int(game.position.to_play), depth=VCT_DEPTH, budget=VCT_BUDGET) >= 0
 
 
 def _after(game: Game, vertex: str) -> Game:

@@ -19,7 +19,7 @@ from engine.core.position import REASONS
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
 from engine.formats.diagram import game_from_diagram, parse_diagram
-from tests.engine.consistency import check_consistency
+from tests.engine.core.consistency import check_consistency
 
 
 # ---------------------------------------------------------------- helpers

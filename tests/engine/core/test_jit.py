@@ -57,7 +57,7 @@ def _read_only_copy(root: Path) -> Path:
     a kernel). Root writes through permissions, so then a file named ``__pycache__`` also stands where numba
     would make the folder."""
     source = root / "src"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "engine", source / "engine",
+    shutil.copytree(Path(__file__).resolve().parents[3] / "engine", source / "engine",
                     ignore=shutil.ignore_patterns("__pycache__", "*.safetensors"))
     for folder in [source, *(path for path in source.rglob("*") if path.is_dir())]:
         if os.geteuid() == 0:

@@ -16,7 +16,8 @@ from engine.bench.leelaz_peer import write_random_leelaz_weights
 from engine.cli import main
 from engine.nn import leela
 from engine.nn.leela import cache_dir, is_leela_zero, read_leela, write_leela
-from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, read_info, save_model
+from engine.nn.loading import load_model, read_info
+from engine.nn.model_file import Model, ModelFormatError, ModelInfo, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
 from tests.support.nets import random_net
 
