@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from engine import Color, Game, Rules
 from training.match import MatchConfig, make_agent
+from training.players import play_through
 
 TURN_LIMIT_S, MATCH_LIMIT_S, MEMORY_LIMIT_MB = 5.0, 120.0, 350.0
 RULE_VARIANTS = {0: "freestyle", 1: "standard", 4: "renju"}
@@ -89,8 +88,8 @@ class Brain:
 def play(args: argparse.Namespace) -> dict[str, Any]:
     rules = Rules.gomoku(args.size, 5, RULE_VARIANTS[args.rule])
     opponent = make_agent(args.opponent, rules, MatchConfig(seed=args.seed))
-    searcher = opponent.player(args.seed)  # None for a baseline without a search tree
-    rng = np.random.default_rng(args.seed)
+    seat = opponent.seat()
+    seat.new_game(rules, args.seed)
     brain = Brain([sys.executable, "-c", "from engine.cli import main; main()", "gomocup", *args.engine_args])
     ok, startup = brain.ask(f"START {args.size}")
     assert ok == "OK", ok
@@ -102,7 +101,7 @@ def play(args: argparse.Namespace) -> dict[str, Any]:
     command = "BEGIN" if ours == Color.BLACK else None
     while not game.is_over:
         if game.to_play != ours:
-            action = opponent.mover(game, rng) if searcher is None else searcher.choose(game).action
+            action = play_through(seat.genmove(game.to_play))
             assert action is not None, "the opponent resigned"
             game.play(action)
             y, x = divmod(action, args.size)
@@ -115,6 +114,7 @@ def play(args: argparse.Namespace) -> dict[str, Any]:
         thinking.append(seconds)
         x, y = (int(v) for v in reply.split(","))
         game.play(y * args.size + x)  # the rules core refuses an illegal move (a forbidden one under renju)
+        seat.play(ours, y * args.size + x)
     own, tree = peak_rss_mb(brain.process.pid)
     brain.send("END")
     brain.process.wait(timeout=30)

@@ -76,6 +76,7 @@ _HOMES = {
     # engine.search.ownership
     "black_view": "engine.search.ownership",
     "estimate_ownership": "engine.search.ownership",
+    "judged_outcome": "engine.search.ownership",
     # engine.search.player
     "Decision": "engine.search.player",
     "Player": "engine.search.player",

@@ -86,8 +86,9 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
               help="Rules string, e.g. renju, freestyle, standard (Gomoku) [default: chinese].")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves, so that deterministic engines play different games.")
-@click.option("--scorer", type=click.Choice(["a", "b"]), default="b", show_default=True,
-              help="Whose final_score decides games that end by passing.")
+@click.option("--scorer", type=click.Choice(["a", "b", "board"]), default="b", show_default=True,
+              help="Who scores a Go game that ends on the board: A's or B's final_score (its dead-stone "
+                   "judgement), or the rules core on the board as it stands.")
 @click.option("--referee", default=None, metavar="COMMAND",
               help="A third GTP engine whose final_score decides games that end by passing, e.g. "
                    "\"gnugo --mode gtp --chinese-rules\" (overrides --scorer).")
@@ -111,13 +112,12 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
 
     Every move is checked by the rules core; an engine that plays an illegal move
     (under renju: black's forbidden points too), refuses a command or hangs ends
-    the match with an error naming it.
+    the match with an error naming it. The games' records call the players A and B.
     """
     from tqdm import tqdm
 
     from engine import EngineError, Rules
-    from training.gtp_games import GtpMatchConfig, play_gtp_match
-    from training.match import MatchConfig
+    from training.match import MatchConfig, contestant, play_match
     from training.settings import replace_paths
 
     try:
@@ -125,17 +125,19 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
         rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
         if rules.game == "go":
             rules = replace(rules, komi=komi)
-        local = replace_paths(MatchConfig(), {"player.visits": visits})
-        config = GtpMatchConfig(games, rules, random_moves, scorer, timeout, seed, referee, jobs, local)
+        config = replace_paths(MatchConfig(), {
+            "games": games, "player.visits": visits, "random_moves": random_moves, "scorer": scorer,
+            "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed})
+        a, b = contestant(engine_a, "A", rules, config), contestant(engine_b, "B", rules, config)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
                 bar.n = result.games
                 bar.set_postfix_str(f"A {result.wins}-{result.losses}")
                 bar.refresh()
-            result = play_gtp_match(engine_a, engine_b, config, sgf_dir, on_game, resume=resume)
+            result = play_match(a, b, rules, config, sgf_dir, on_game, resume=resume)
     except (EngineError, ValueError) as error:
         raise fail(error) from error
-    report({"rules": str(config.rules), **result.to_dict()}, as_json, result.describe())
+    report({"rules": str(rules), **result.to_dict()}, as_json, result.describe())
 
 
 @click.command("gnugo-games")
