@@ -26,6 +26,7 @@ _HOMES = {
     "BLACK": "engine.core.types",
     "Color": "engine.core.types",
     "EngineError": "engine.core.types",
+    "GameOverError": "engine.core.types",
     "IllegalMoveError": "engine.core.types",
     "InvalidVertexError": "engine.core.types",
     "Outcome": "engine.core.types",

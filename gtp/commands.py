@@ -172,17 +172,17 @@ def play(state: EngineState, request: Request) -> str:
 
 def genmove(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted)
+    return state.move_text(state.generate(color, stop=request.interrupted))
 
 
 def reg_genmove(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted, play=False)
+    return state.move_text(state.generate(color, stop=request.interrupted, play=False))
 
 
 def genmove_cleanup(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted, cleanup=True)
+    return state.move_text(state.generate(color, stop=request.interrupted, cleanup=True))
 
 
 def undo(state: EngineState, request: Request) -> str:

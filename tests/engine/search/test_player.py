@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
-from engine.core.types import BLACK, WHITE, Color
+from engine.core.types import BLACK, WHITE, Color, GameOverError
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import SearchConfig, SearchResult
 from engine.search.player import Player, PlayerConfig
@@ -40,6 +41,17 @@ def test_plays_for_the_colour_asked_even_out_of_turn() -> None:
     assert decision.action is not None and not decision.resign
     game.play(decision.action, WHITE)  # legal for white although black was to move
     assert game.moves[-1].color == Color.WHITE
+
+
+def test_resigns_a_lost_gomoku_game_that_is_over_and_has_no_move_in_a_won_one() -> None:
+    game = Game(Rules.gomoku(9, 5))
+    for vertex in ["A1", "A9", "B1", "B9", "C1", "C9", "D1", "D9", "E1"]:   # black's five on the first line
+        game.play(gtp_to_action(vertex, 9))
+    assert game.is_over and game.outcome().winner == BLACK
+    decision = _player().choose(game, WHITE)
+    assert decision.resign and decision.action is None and decision.search is None
+    with pytest.raises(GameOverError, match="the game is over"):
+        _player().choose(game, BLACK)
 
 
 def test_resigns_only_after_several_hopeless_moves() -> None:
