@@ -1,4 +1,4 @@
-"""GNU Go self-play games as SGF files: the data of the supervised run (``benchmarks/gnugo_supervised.sh``).
+"""GNU Go self-play games as SGF files: the data of the supervised start (``experiments/go9-supervised``).
 
 ::
 

@@ -61,7 +61,7 @@ HOLDOUT_DIR = "holdout"
 
 def _selfplay_player() -> PlayerConfig:
     """Self-play's player: 400 visits, root noise, KataGo's forced playouts (k = 2) with the pruned policy
-    target (the strength experiment's choice: README, *Strength per hour*), temperature 1 for the opening,
+    target (the strength experiment's choice: experiments/strength/README.md), temperature 1 for the opening,
     resignation at -0.9 three times running, tree reuse; a game-ending pass is judged on the board as it
     stands, as the record's result is scored (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
