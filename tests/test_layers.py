@@ -34,6 +34,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": ("engine.lazy", "engine.atomic", "engine.core", "engine.formats", "engine.search",  # the facade
                "engine.nn"),
     "engine.cli": EVERYTHING,  # the CLI layer: options in, configs to one library function
+    "engine.__main__": ("engine.cli",),  # ``python -m engine``
     "gtp": ("engine", "gtp"),
     "training": ("engine", "encoders", "training"),
 }

@@ -13,22 +13,18 @@ one untimed start first (an installed engine started again).
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from engine.bench.timing import BenchError
+from engine.bench.timing import BenchError, engine_process
 
 __all__ = ["measure_startup", "time_startup"]
 
-_ENGINE = (sys.executable, "-c", "from engine.cli import main; main()", "gtp")
-_SOURCE_ROOT = Path(__file__).resolve().parents[2]   # the tree this module runs from, so the subprocess runs it too
 
 
 def time_startup(size: int, caches: Path, gtp_args: list[str], timeout: float) -> dict[str, float]:
@@ -37,13 +33,13 @@ def time_startup(size: int, caches: Path, gtp_args: list[str], timeout: float) -
     ``caches`` holds the kernel and compile caches the process uses. Raises
     BenchError when the engine fails or does not answer in ``timeout`` seconds.
     """
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(caches / "numba"), TORCHINDUCTOR_CACHE_DIR=str(caches / "inductor"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(_SOURCE_ROOT), os.environ.get("PYTHONPATH")])))
+    command, env = engine_process("gtp", *gtp_args, NUMBA_CACHE_DIR=str(caches / "numba"),
+                                  TORCHINDUCTOR_CACHE_DIR=str(caches / "inductor"))
     script = f"1 name\n2 boardsize {size}\n3 clear_board\n4 genmove b\n5 quit\n"
     marks = {"1": "protocol_s", "2": "ready_s", "4": "first_genmove_s"}
     found: dict[str, float] = {}
     started = time.perf_counter()
-    with subprocess.Popen([*_ENGINE, *gtp_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env) as process:
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         deadline = threading.Timer(timeout, process.kill)

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Rate", "measure_rate", "BenchError"]
+__all__ = ["Rate", "measure_rate", "BenchError", "engine_process"]
+
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def engine_process(*arguments: str, **environment: str) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment (this one, plus ``environment``) that run ``engine ARGUMENTS`` in a new
+    process from this source tree, as the benchmarks that time whole commands start it."""
+    path = os.pathsep.join(filter(None, [str(_SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
+    return [sys.executable, "-m", "engine", *arguments], {**os.environ, **environment, "PYTHONPATH": path}
 
 
 class BenchError(RuntimeError):

@@ -70,6 +70,12 @@ _BENCH = {
     "startup": Lazy("engine.cli.bench:startup_command",
                     "engine gtp from start to first genmove, cold and warm caches: seconds."),
     "selfplay": Lazy("engine.cli.bench:selfplay_command", "Self-play with a network: positions/s and games/hour."),
+    "threads": Lazy("engine.cli.bench:threads_command",
+                    "Genmove visits/s per torch thread setting, alone and with a core taken."),
+    "ponder": Lazy("engine.cli.bench:ponder_command",
+                   "engine gtp --ponder: visits gained for the next move, answers' latency."),
+    "analysis": Lazy("engine.cli.bench:analysis_command",
+                     "engine analysis on a collection of positions: positions/s, batched and not."),
 }
 
 

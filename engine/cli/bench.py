@@ -1,8 +1,9 @@
 """``engine bench ...``: the speed of the engine's parts, each a median of several timed runs.
 
-Each command calls one measuring function (:mod:`engine.bench`, or
-:mod:`training.throughput` for self-play) and prints its figures: a line of
-text, or one JSON object with ``--json``.
+Each command calls one measuring function (:mod:`engine.bench`;
+:mod:`training.throughput` for self-play, :mod:`gtp.throughput` for the
+analysis engine) and prints its figures: a line of text, or one JSON object
+with ``--json``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from engine.cli.options import (
 from engine.cli.process import set_blas_threads_first, set_torch_threads
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command",
-           "startup_command", "selfplay_command"]
+           "startup_command", "selfplay_command", "threads_command", "ponder_command", "analysis_command"]
 
 
 def _timed(seconds: float) -> Any:
@@ -259,3 +260,80 @@ def _on_ray(ran: dict[str, Any]) -> str:
         return f"{actors}, each with its own network"
     return (f"{actors}, {ran['servers']} server {100 * ran['inference_busy_share']:.0f}% busy, "
             f"{ran['server_batch_mean']:.0f} positions a call")
+
+
+@click.command("threads")
+@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A model file [default: the bundled Go network].")
+@click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
+@click.option("--moves", type=click.IntRange(1), default=8, show_default=True, help="Genmoves a run.")
+@click.option("--rounds", type=click.IntRange(1), default=3, show_default=True,
+              help="Interleaved rounds of every setting, alone and contended.")
+@json_option
+def threads_command(model_path: str | None, size: int, visits: int, moves: int, rounds: int, as_json: bool) -> None:
+    """Genmove visits/s for each torch thread setting, alone and with one core held by a busy process."""
+    from engine import bundled_model
+    from engine.bench.threads import measure_threads
+
+    model = model_path or str(bundled_model("go"))
+    result = _measured(measure_threads, model, size, visits, moves, rounds,
+                       lambda key, median: click.echo(f"{key}: {median:,.0f} visits/s so far", err=True))
+    single = result["medians"]["threads 1, alone"]
+    report(result, as_json, "\n".join(f"{key:32s} {value:8,.0f} visits/s  {100 * value / single:5.0f}% of threads 1 "
+                                      "alone" for key, value in result["medians"].items()))
+
+
+@click.command("ponder", context_settings={"ignore_unknown_options": True})
+@click.option("--seconds", type=click.FloatRange(0), default=5.0, show_default=True,
+              help="The opponent's thinking time after the engine's move.")
+@click.option("--commands", type=click.IntRange(1), default=20, show_default=True,
+              help="Commands timed while the engine ponders.")
+@click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
+@json_option
+@click.argument("gtp_args", nargs=-1, type=click.UNPROCESSED)
+def ponder_command(seconds: float, commands: int, size: int, as_json: bool, gtp_args: tuple[str, ...]) -> None:
+    """What engine gtp --ponder adds to the next move's tree, and how fast it answers meanwhile (GTP_ARGS: more
+    engine gtp options, after --)."""
+    from engine.bench.ponder import measure_ponder
+
+    rows = _measured(measure_ponder, list(gtp_args), seconds, commands, size)
+    lines = []
+    for row in rows:
+        text = (f"ponder {'on ' if row['ponder'] else 'off'}: genmove after {seconds:g} s: "
+                f"{row['tree_visits']:,} visits in its tree")
+        if row["ponder"]:
+            text += (f"; answers while pondering: median {1000 * row['latency_median_s']:.0f} ms, largest "
+                     f"{1000 * row['latency_max_s']:.0f} ms over {commands} commands")
+        lines.append(text)
+    report({"gtp_args": list(gtp_args), "seconds": seconds, "results": rows}, as_json, "\n".join(lines))
+
+
+@click.command("analysis")
+@click.option("--positions", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=100, show_default=True)
+@click.option("--threads-list", default="1,16", show_default=True,
+              help="numAnalysisThreads settings to compare (comma-separated).")
+@click.option("--batch", type=click.IntRange(1), default=8, show_default=True,
+              help="numSearchThreads: leaves a search gathers per step.")
+@click.option("--runs", type=click.IntRange(1), default=3, show_default=True)
+@click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A model file [default: the bundled Go network].")
+@click.option("--runtime", type=click.Choice(["eager", "compile"]), default="eager", show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=1, show_default=True, help="Torch CPU threads.")
+@json_option
+def analysis_command(positions: int, visits: int, threads_list: str, batch: int, runs: int, model_path: str | None,
+                     runtime: str, threads: int, as_json: bool) -> None:
+    """Batch analysis positions/s of engine analysis: positions searched together against one at a time."""
+    try:
+        settings = [int(text) for text in threads_list.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{threads_list!r}: expected whole numbers separated by commas") from None
+    set_torch_threads(threads)
+    from gtp.throughput import measure_analysis
+
+    result = _measured(measure_analysis, positions, visits, settings, batch, runs, model_path, runtime)
+    report(result, as_json, "\n".join(
+        f"numAnalysisThreads {threads:>3}: {row['positions_per_s']:7.2f} positions/s (median of {runs}), "
+        f"{row['network_calls']} network calls, mean batch {row['mean_batch']:.1f}"
+        for threads, row in result["settings"].items()))

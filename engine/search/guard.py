@@ -13,7 +13,7 @@ reads as level, and a search on its priors walks into them. :func:`guarded_moves
   those stops it the search goes on as usual, the game being lost to best play anyway.
 
 What it costs: two threat searches a move, and one for each candidate in a threatened position
-(``experiments/gomoku15/gomoku_tactics.py --time`` times it).
+(``experiments/gomoku15/tactics.py --time`` times it).
 """
 
 from __future__ import annotations
