@@ -26,7 +26,7 @@ class GtpPlayer:
         self.client = client
         self.name = client.name
         self.comment: str | None = None
-        self._rules: Rules | None = None
+        self._size = 0   # the board's, set by new_game
 
     @classmethod
     def start(cls, command: str, timeout: float, name: str) -> GtpPlayer:
@@ -41,22 +41,16 @@ class GtpPlayer:
     def genmove_seconds(self) -> float:
         return self.client.genmove_seconds
 
-    @property
-    def size(self) -> int:
-        if self._rules is None:
-            raise ValueError(f"{self.name} has no game: start one with new_game")
-        return self._rules.size
-
     def new_game(self, rules: Rules, seed: int) -> None:
         """A new game on the engine's board (``seed`` is the engine's own business)."""
-        self._rules = rules
+        self._size = rules.size
         self.client.send(f"boardsize {rules.size}")
         self.client.send("clear_board")
         if rules.game == "go":
             self.client.send(f"komi {rules.komi:g}")
 
     def play(self, color: Color, action: int) -> None:
-        self.client.send(f"play {color.letter} {action_to_gtp(action, self.size)}")
+        self.client.send(f"play {color.letter} {action_to_gtp(action, self._size)}")
 
     def genmove(self, color: Color) -> Moves:
         yield from ()   # it thinks in its own process
@@ -64,7 +58,7 @@ class GtpPlayer:
         if vertex == "resign":
             return None
         try:
-            return gtp_to_action(vertex, self.size)
+            return gtp_to_action(vertex, self._size)
         except InvalidVertexError as error:
             raise PlayerError(f"{self.name} played {vertex!r} as {color.letter}: {error}") from error
 

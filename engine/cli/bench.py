@@ -8,6 +8,7 @@ with ``--json``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -51,6 +52,12 @@ def _measured(measure: Any, *args: Any) -> dict[str, Any]:
         raise click.ClickException(str(error)) from error
 
 
+def _peer(result: dict[str, Any], describe: Callable[[dict[str, Any]], str]) -> str:
+    """The line of the peer a benchmark also measured (``result["peer"]``), with our ratio to it; else nothing."""
+    theirs = result.get("peer")
+    return "" if theirs is None else f"\n{describe(theirs)}; ratio {theirs['ratio']:.2f}x"
+
+
 @click.command("rules")
 @click.option("--game", type=GAMES, default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size [default: 9 Go, 15 Gomoku].")
@@ -74,11 +81,9 @@ def rules_command(game: str, size: int | None, preset: str | None, api: str, sec
     text = (f"{game} {size}x{size} ({result['rules']}) {api}: {result['moves_per_s'] / 1e6:.3f}M moves/s, "
             f"{result['playouts_per_s']:,.0f} playouts/s ({result['moves_per_playout']:.1f} moves per playout; "
             f"median of {runs} runs of {seconds:g} s; import + JIT warm-up {result['startup_s']:.2f} s)")
-    if "peer" in result:
-        theirs = result["peer"]
-        text += (f"\nOpenSpiel C++ rollouts: {theirs['moves_per_s'] / 1e6:.3f}M moves/s "
-                 f"({theirs['moves_per_playout']:.1f} moves per playout); ratio {theirs['ratio']:.2f}x")
-    report(result, as_json, text)
+    report(result, as_json, text + _peer(result, lambda theirs: (
+        f"OpenSpiel C++ rollouts: {theirs['moves_per_s'] / 1e6:.3f}M moves/s ({theirs['moves_per_playout']:.1f} "
+        "moves per playout)")))
 
 
 @click.command("encode")
@@ -179,11 +184,8 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
             f"{result['visits_per_s']:,.0f} visits/s (median of {result['moves']} genmoves), "
             f"{100 * result['overhead_share']:.1f}% of the time outside the network"
             + (", one core held by a busy process" if contend else ""))
-    if "peer" in result:
-        theirs = result["peer"]
-        text += (f"\nLeela Zero 0.17 ({peer_threads} threads, {theirs['weights']}): "
-                 f"{theirs['visits_per_s']:,.0f} visits/s; ratio {theirs['ratio']:.2f}x")
-    report(result, as_json, text)
+    report(result, as_json, text + _peer(result, lambda theirs: (
+        f"Leela Zero 0.17 ({peer_threads} threads, {theirs['weights']}): {theirs['visits_per_s']:,.0f} visits/s")))
 
 
 @click.command("startup")
