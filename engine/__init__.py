@@ -60,6 +60,10 @@ _HOMES = {
     "dump_sgf": "engine.formats.sgf",
     "load_sgf": "engine.formats.sgf",
     "load_sgf_file": "engine.formats.sgf",
+    # engine.formats.collections
+    "list_collections": "engine.formats.collections",
+    "read_collection": "engine.formats.collections",
+    "read_index": "engine.formats.collections",
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",
     # engine.search.evaluator
