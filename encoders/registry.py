@@ -18,7 +18,7 @@ ENCODERS: Mapping[str, type[Encoder]] = MappingProxyType({
     cls.name: cls for cls in (OnePlaneEncoder, SevenPlaneEncoder, ElevenPlaneEncoder, FifteenPlaneEncoder,
                               Zero17Encoder, LZ18Encoder, Gomoku4Encoder)
 })
-"""Encoder classes by name, in the order the README lists them."""
+"""Encoder classes by name, in the order docs/networks.md lists them."""
 
 
 def encoder_names(game: str | None = None) -> list[str]:

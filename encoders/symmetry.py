@@ -24,53 +24,24 @@ transformed board would be: stones, chains, history ring, ko point and last move
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from engine.core.board import HASH, HISTORY, KO, LAST
 from engine.core.position import Position
+from engine.core.symmetry import INVERSES, NUM_SYMMETRIES, check_symmetry, destination_cells, source_cells
 
 __all__ = ["NUM_SYMMETRIES", "SYMMETRY_NAMES", "inverse", "transform_planes", "inverse_planes",
            "transform_policy", "inverse_policy", "action_map", "transform_action", "transform_position"]
 
-NUM_SYMMETRIES = 8
 SYMMETRY_NAMES = ("identity", "rotate 90 ccw", "rotate 180", "rotate 90 cw", "mirror left-right", "transpose",
                   "mirror top-bottom", "anti-transpose")
-_INVERSES = (0, 3, 2, 1, 4, 5, 6, 7)
-
-
-def _check(k: int) -> int:
-    if not 0 <= int(k) < NUM_SYMMETRIES:
-        raise ValueError(f"symmetry must be 0..{NUM_SYMMETRIES - 1}, not {k!r}")
-    return int(k)
 
 
 def inverse(k: int) -> int:
     """The symmetry that undoes ``k``."""
-    return _INVERSES[_check(k)]
-
-
-@functools.lru_cache(maxsize=None)
-def _source(k: int, n: int) -> np.ndarray:
-    """``int64[n*n]``: flat index of the input cell that lands on each output cell under ``k``."""
-    grid = np.arange(n * n, dtype=np.int64).reshape(n, n)
-    if k >= 4:
-        grid = np.flip(grid, axis=1)
-    source = np.ascontiguousarray(np.rot90(grid, k % 4)).reshape(-1)
-    source.setflags(write=False)
-    return source
-
-
-@functools.lru_cache(maxsize=None)
-def _destination(k: int, n: int) -> np.ndarray:
-    """``int64[n*n]``: flat index of the output cell each input cell moves to under ``k``."""
-    source = _source(k, n)
-    destination = np.empty_like(source)
-    destination[source] = np.arange(n * n)
-    destination.setflags(write=False)
-    return destination
+    return INVERSES[check_symmetry(k)]
 
 
 def transform_planes(planes: np.ndarray, k: int) -> np.ndarray:
@@ -80,7 +51,8 @@ def transform_planes(planes: np.ndarray, k: int) -> np.ndarray:
     if planes.ndim < 2 or planes.shape[-2] != n:
         raise ValueError(f"planes must be [..., N, N], not {planes.shape}")
     flat = planes.reshape(*planes.shape[:-2], n * n)
-    return np.take(flat, _source(_check(k), n), axis=-1).reshape(planes.shape)  # take: C order, unlike [..., idx]
+    source = source_cells(check_symmetry(k), n)
+    return np.take(flat, source, axis=-1).reshape(planes.shape)  # take: C order, unlike [..., idx]
 
 
 def inverse_planes(planes: np.ndarray, k: int) -> np.ndarray:
@@ -99,7 +71,7 @@ def transform_policy(policy: np.ndarray, k: int) -> np.ndarray:
     """Symmetry ``k`` of ``policy[..., N*N + 1]``: point entries move as the board does, pass stays last."""
     policy = np.asarray(policy)
     n = _policy_size(policy.shape[-1])
-    order = np.append(_source(_check(k), n), n * n)
+    order = np.append(source_cells(check_symmetry(k), n), n * n)
     return np.take(policy, order, axis=-1)
 
 
@@ -110,7 +82,7 @@ def inverse_policy(policy: np.ndarray, k: int) -> np.ndarray:
 
 def action_map(k: int, size: int) -> np.ndarray:
     """``int64[N*N + 1]``: the action each action becomes under ``k`` (pass maps to pass)."""
-    return np.append(_destination(_check(k), size), size * size)
+    return np.append(destination_cells(check_symmetry(k), size), size * size)
 
 
 def transform_action(action: int, k: int, size: int) -> int:
@@ -126,11 +98,11 @@ def transform_position(position: Position, k: int) -> Position:
     Chains, liberties and the hash are rebuilt from the transformed stones; the
     counters (side to move, passes, moves, captures, ring slot, winner) are kept.
     """
-    k = _check(k)
+    k = check_symmetry(k)
     width = position.geo.width
     new = Position.from_board(position.rules, transform_planes(position.board(), k), position.to_play)
-    padded_source = _source(k, width)
-    padded_destination = _destination(k, width)
+    padded_source = source_cells(k, width)
+    padded_destination = destination_cells(k, width)
     new.cells[HISTORY:] = position.cells[HISTORY:][:, padded_source]
     info = position.info.copy()
     info[HASH] = new.info[HASH]

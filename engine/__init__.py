@@ -26,6 +26,7 @@ _HOMES = {
     "BLACK": "engine.core.types",
     "Color": "engine.core.types",
     "EngineError": "engine.core.types",
+    "GameOverError": "engine.core.types",
     "IllegalMoveError": "engine.core.types",
     "InvalidVertexError": "engine.core.types",
     "Outcome": "engine.core.types",
@@ -59,6 +60,10 @@ _HOMES = {
     "dump_sgf": "engine.formats.sgf",
     "load_sgf": "engine.formats.sgf",
     "load_sgf_file": "engine.formats.sgf",
+    # engine.formats.collections
+    "list_collections": "engine.formats.collections",
+    "read_collection": "engine.formats.collections",
+    "read_index": "engine.formats.collections",
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",
     # engine.search.evaluator
@@ -76,6 +81,7 @@ _HOMES = {
     # engine.search.ownership
     "black_view": "engine.search.ownership",
     "estimate_ownership": "engine.search.ownership",
+    "judged_outcome": "engine.search.ownership",
     # engine.search.player
     "Decision": "engine.search.player",
     "Player": "engine.search.player",
@@ -92,10 +98,8 @@ _HOMES = {
     "ModelFormatError": "engine.nn.model_format",
     "ModelInfo": "engine.nn.model_format",
     "model_name": "engine.nn.model_format",
-    "read_info": "engine.nn.model_format",
     # engine.nn.model_file
     "Model": "engine.nn.model_file",
-    "load_model": "engine.nn.model_file",
     "save_model": "engine.nn.model_file",
     # engine.nn.evaluator
     "NetEvaluator": "engine.nn.evaluator",
@@ -108,6 +112,8 @@ _HOMES = {
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",
+    "load_model": "engine.nn.loading",
+    "read_info": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
     # engine.atomic

@@ -13,9 +13,9 @@ command table), ``session`` (streams, reader thread, dispatch, streamed
 analysis), ``commands`` / ``analysis`` / ``gogui`` (the handlers),
 ``state`` (configuration, game, player, clocks), ``timecontrol``, ``errors``
 (engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol),
-``kata_json`` / ``kata_config`` / ``kata_session`` (KataGo's JSON analysis protocol: codec, config, session) and
-``cli`` (``engine gtp``, ``engine gomocup``, ``engine analysis``). Names load lazily, so importing
-``gtp`` is cheap.
+``kata_json`` / ``kata_config`` / ``kata_session`` (KataGo's JSON analysis protocol: codec, config, session).
+The commands that start them (``engine gtp``, ``engine gomocup``, ``engine analysis``) are in
+:mod:`engine.cli.play`. Names load lazily, so importing ``gtp`` is cheap.
 """
 
 from __future__ import annotations

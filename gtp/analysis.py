@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import Color, Search, SearchResult, action_to_gtp
+from engine import Color, Player, Search, SearchResult, action_to_gtp
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
 from gtp.state import OPEN_ENDED_VISITS, EngineState, parse_color, parse_int
@@ -218,11 +218,11 @@ def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
 def _genmove_analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
         spec = parse_analyze(request.args, state.game.to_play, kata)
-        state.game_over_answer(spec.color)  # fails now, before the stream starts, if there is no move to make
+        Player.concedes(state.game, spec.color)  # fails now, before the stream starts, if there is no move to make
 
         def run(stop: Callable[[], bool], emit: Callable[[str], None]) -> str:
             reporter = _Reporter(state, spec, kata, emit)
-            return "play " + state.generate(spec.color, stop=stop, progress=reporter.progress)
+            return "play " + state.move_text(state.generate(spec.color, stop=stop, progress=reporter.progress))
 
         return Stream(run, until_next_line=False)
 

@@ -22,11 +22,11 @@ from engine import (
     EngineError,
     Game,
     HandicapError,
-    Outcome,
     RulesError,
     dump_sgf,
     fixed_handicap,
     free_handicap,
+    judged_outcome,
     load_sgf_file,
     to_diagram,
 )
@@ -172,17 +172,17 @@ def play(state: EngineState, request: Request) -> str:
 
 def genmove(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted)
+    return state.move_text(state.generate(color, stop=request.interrupted))
 
 
 def reg_genmove(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted, play=False)
+    return state.move_text(state.generate(color, stop=request.interrupted, play=False))
 
 
 def genmove_cleanup(state: EngineState, request: Request) -> str:
     color = parse_color(_want(request, 1)[0])
-    return state.generate(color, stop=request.interrupted, cleanup=True)
+    return state.move_text(state.generate(color, stop=request.interrupted, cleanup=True))
 
 
 def undo(state: EngineState, request: Request) -> str:
@@ -211,7 +211,7 @@ def final_score(state: EngineState, request: Request) -> str:
     _want(request, 0)
     game = state.game
     if game.rules.game == "go":
-        return Outcome.from_lead(game.score(dead=state.dead_stones())).to_sgf()
+        return judged_outcome(game, state.ownership()).to_sgf()
     outcome = game.outcome()
     if outcome is None:
         raise GtpError(CANNOT_SCORE)

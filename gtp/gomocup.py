@@ -163,12 +163,10 @@ class GomocupBrain:
     def _move(self) -> str:
         """Choose, play and name the engine's move for the side to move."""
         state = self.state
-        color = state.game.to_play
-        state.time_cap = self.turn_limit
-        answer = state.generate(color)
-        if answer in ("resign", "pass"):
+        action = state.generate(state.game.to_play, time_cap=self.turn_limit)
+        if action is None or action == state.rules.pass_action:
             raise GomocupError("no move: the game is over")
-        return self._text(state.action(answer))
+        return self._text(action)
 
     def _begin(self, rest: str) -> str:
         self.state.wait_ready()

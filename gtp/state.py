@@ -173,7 +173,6 @@ class EngineState:
         self.config = config
         self.rules = config.initial_rules()
         self.time = TimeControl(lag=config.lag)
-        self.time_cap: float | None = None
         self._game: Game | None = None
         self._player: Player | None = None
         self._evaluators: dict[tuple[str, int], Evaluator] = {}
@@ -309,52 +308,42 @@ class EngineState:
     def vertex(self, action: int) -> str:
         return action_to_gtp(action, self.rules.size)
 
+    def move_text(self, action: int | None) -> str:
+        """A generated move as GTP answers it: a vertex, ``pass``, or ``resign`` for None."""
+        return "resign" if action is None else self.vertex(action)
+
     def action(self, text: str) -> int:
         return parse_vertex(text, self.rules.size)
 
     # ------------------------------------------------------------ decisions
-    def budget(self, color: Color) -> float | None:
-        """Seconds for ``color``'s next move from the time control and ``time_cap`` (None: no limit)."""
+    def budget(self, color: Color, time_cap: float | None = None) -> float | None:
+        """Seconds for ``color``'s next move from the time control, at most ``time_cap`` (None: no limit)."""
         empty = int(np.count_nonzero(self.game.position.board() == 0))
-        return self.time.budget(int(color), expected_moves(empty), per_move_cap=self.time_cap)
-
-    def game_over_answer(self, color: Color) -> str | None:
-        """``resign`` when ``color`` lost a Gomoku game that is over, None while the game goes on.
-
-        Raises GtpError when the game is over otherwise: there is no move to make.
-        """
-        game = self.game
-        if game.rules.game != "gomoku" or not game.is_over:
-            return None
-        outcome = game.outcome()
-        if outcome is not None and outcome.winner is not None and outcome.winner != color:
-            return "resign"
-        raise GtpError("the game is over")
+        return self.time.budget(int(color), expected_moves(empty), per_move_cap=time_cap)
 
     def generate(self, color: Color, *, stop: Callable[[], bool] | None = None,
-                 progress: Callable[[Search], None] | None = None, play: bool = True,
-                 cleanup: bool = False) -> str:
-        """``genmove``: the player's vertex (or ``pass`` / ``resign``) for ``color``, played unless ``play`` is False.
+                 progress: Callable[[Search], None] | None = None, play: bool = True, cleanup: bool = False,
+                 time_cap: float | None = None) -> int | None:
+        """``genmove``: the player's action for ``color`` (None: it resigns), played unless ``play`` is False.
 
-        The search's time is charged to ``color``'s clock. With ``cleanup``
-        (``kgs-genmove_cleanup``) the player is told the stones the ownership
-        estimate calls dead, and does not pass while any of the opponent's remain.
+        The search's time is charged to ``color``'s clock; ``time_cap`` limits it further (seconds). With
+        ``cleanup`` (``kgs-genmove_cleanup``) the player is told the stones the ownership estimate calls dead,
+        and does not pass while any of the opponent's remain.
         """
-        answer = self.game_over_answer(color)
-        if answer is not None:
-            return answer
         dead = self.dead_stones() if cleanup and self.rules.game == "go" else []
         started = time.monotonic()
-        decision = self.player.choose(self.game, color, seconds=self.budget(color), stop=stop, progress=progress,
-                                      dead=dead)
+        decision = self.player.choose(self.game, color, seconds=self.budget(color, time_cap), stop=stop,
+                                      progress=progress, dead=dead)
+        if decision.search is None:   # resigned a game that is over
+            return None
         self.time.spent(int(color), time.monotonic() - started)
         self._after_search()
         if decision.action is None:
-            return "resign"
+            return None
         if play:
             self.play(decision.action, color)
             self._ponder_from = (len(self.game.moves), self.game.position.key)
-        return self.vertex(decision.action)
+        return decision.action
 
     def ponder_job(self) -> Callable[[Callable[[], bool]], None] | None:
         """A search of the position for the opponent, to run until ``stop()`` while the controller is

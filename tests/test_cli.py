@@ -92,3 +92,28 @@ def test_games_between_gtp_engines_are_engine_commands() -> None:
     for words, promise in ((["match"], "ENGINE_A ENGINE_B"), (["gnugo-games"], "OUT_DIR")):
         result = CliRunner().invoke(main, [*words, "--help"])
         assert result.exit_code == 0 and promise in result.output and "--timeout" in result.output
+
+
+def test_bench_analysis_batches_the_positions_it_searches_together() -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        result = CliRunner().invoke(main, ["bench", "analysis", "--positions", "4", "--visits", "8", "--runs", "1",
+                                           "--threads-list", "1,4", "--json"])
+    finally:
+        torch.set_num_threads(before)
+    assert result.exit_code == 0, (result.output, result.exception)
+    settings = json.loads(result.output)["settings"]
+    assert settings["1"]["positions_per_s"] > 0 and settings["4"]["positions_per_s"] > 0
+    assert settings["4"]["network_calls"] < settings["1"]["network_calls"]
+    assert settings["4"]["mean_batch"] > settings["1"]["mean_batch"]
+
+
+def test_bench_ponder_grows_the_next_moves_tree_while_the_opponent_thinks() -> None:
+    result = CliRunner().invoke(main, ["bench", "ponder", "--seconds", "0.5", "--commands", "2", "--json", "--",
+                                       "--model", "uniform", "--visits", "16"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    off, on = json.loads(result.output)["results"]
+    assert not off["ponder"] and on["ponder"] and on["tree_visits"] > off["tree_visits"]
+    assert 0 < on["latency_median_s"] <= on["latency_max_s"]

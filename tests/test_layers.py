@@ -1,8 +1,9 @@
 """The layering rules of DESIGN.md, checked by path prefix on every import and every lazy reference.
 
 A lazy reference is a string naming a module of this repository (``"engine.core.rules"`` or
-``"training.cli:train_command"``): lazy attribute tables and click's lazy subcommands import
-through such strings, so they count as imports.
+``"engine.cli.train:train_command"``): lazy attribute tables and click's lazy subcommands import
+through such strings, so they count as imports. Only the CLI layer imports click, and no module
+imports another that imports it back.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine.core": ("engine.core",),
     "engine.formats": ("engine.core", "engine.formats"),
     "encoders": ("engine.core", "encoders"),
-    "encoders.bench": ("engine.core", "encoders", "engine.bench.timing"),  # ``engine bench encode``
     "engine.search": ("engine.core", "engine.search"),
     "engine.nn": ("engine.core", "engine.search", "engine.nn", "engine.atomic", "encoders"),
     "engine.bench": ("engine.core", "engine.formats", "engine.search", "engine.nn", "engine.bench", "encoders"),
@@ -33,13 +33,15 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine.atomic": (),  # atomic file writes: a leaf every layer above the core may use
     "engine": ("engine.lazy", "engine.atomic", "engine.core", "engine.formats", "engine.search",  # the facade
                "engine.nn"),
-    "engine.cli": EVERYTHING,  # the CLI layer names every command
+    "engine.cli": EVERYTHING,  # the CLI layer: options in, configs to one library function
+    "engine.__main__": ("engine.cli",),  # ``python -m engine``
     "gtp": ("engine", "gtp"),
     "training": ("engine", "encoders", "training"),
 }
 # What gtp and training may import from the engine besides the names of ``engine.__all__``.
-ENGINE_TOOLS = ("engine.lazy", "engine.bench.timing")
+ENGINE_TOOLS = ("engine.lazy",)
 TORCH_USERS = ("engine.nn", "engine.bench", "training")
+CLICK_USERS = ("engine.cli",)
 # Modules of engine.nn that must load without torch (the numpy runtime, ``engine gomocup``): at module level they
 # import neither torch nor a module of engine.nn outside this list (functions may, for the torch runtimes).
 TORCH_FREE = ("engine.nn", "engine.nn.config", "engine.nn.model_format", "engine.nn.cached_evaluator",
@@ -117,6 +119,8 @@ def violations(module: str, source: str) -> list[str]:
     for target, names in references(source):
         if target.split(".")[0] == "torch" and not any(_within(module, user) for user in TORCH_USERS):
             problems.append(f"{module} imports torch")
+        if target.split(".")[0] == "click" and not any(_within(module, user) for user in CLICK_USERS):
+            problems.append(f"{module} imports click: only the CLI layer (engine.cli) does")
         if target.split(".")[0] not in PACKAGES:
             continue
         if target == "engine" and layer_of(module) in ("gtp", "training"):
@@ -138,12 +142,14 @@ def test_every_module_keeps_to_its_layer(module: str, path: Path) -> None:
 @pytest.mark.parametrize("module,source,problem", [
     ("engine.core.go", "from engine.search.mcts import Search", "may not depend on engine.search.mcts"),
     ("engine.core.go", "import torch", "imports torch"),
-    ("engine.bench.rules", 'LAZY = {"x": "training.bench:selfplay_bench_command"}', "may not depend on training"),
+    ("engine.bench.rules", 'LAZY = {"x": "training.throughput:measure_selfplay"}', "may not depend on training"),
     ("encoders.stones", "def f():\n    from engine.nn.net import NetConfig", "may not depend on engine.nn.net"),
     ("engine.search.player", 'HOME = "engine.nn.evaluator"', "may not depend on engine.nn.evaluator"),
     ("gtp.state", "from engine.core.board import STONES", "import it from engine's public surface"),
     ("training.selfplay", "from engine import _HOMES", "engine.__all__ does not export"),
     ("training.selfplay", "from gtp.session import Session", "may not depend on gtp.session"),
+    ("training.gather", "import click", "only the CLI layer"),
+    ("engine.bench.net", "def f():\n    from click import option", "only the CLI layer"),
 ])
 def test_a_cross_layer_reference_is_caught(module: str, source: str, problem: str) -> None:
     found = violations(module, source)
@@ -173,11 +179,74 @@ def test_prose_naming_a_module_is_not_a_reference() -> None:
 
 
 def test_help_imports_nothing_heavy() -> None:
-    """``engine --help`` must stay fast: no numba, torch or rules-core import behind it."""
-    code = ("import sys; from click.testing import CliRunner; from engine.cli import main; "
-            "r = CliRunner().invoke(main, ['--help']); assert r.exit_code == 0, r.output; "
-            "r = CliRunner().invoke(main, ['bench', '--help']); assert r.exit_code == 0, r.output; "
-            "heavy = [m for m in ('numba', 'torch', 'engine.core.board', 'encoders') if m in sys.modules]; "
+    """``engine --help`` and every subcommand's ``--help`` stay fast: no numba, torch or rules-core import behind
+    them."""
+    code = ("import sys, click; from click.testing import CliRunner; from engine.cli import main\n"
+            "def walk(group, words):\n"
+            "    for name in group.list_commands(click.Context(group)):\n"
+            "        command = group.get_command(click.Context(group), name)\n"
+            "        yield words + [name]\n"
+            "        if isinstance(command, click.Group): yield from walk(command, words + [name])\n"
+            "for words in [[], *walk(main, [])]:\n"
+            "    r = CliRunner().invoke(main, [*words, '--help']); assert r.exit_code == 0, (words, r.output)\n"
+            "heavy = [m for m in ('numba', 'torch', 'numpy', 'engine.core.board', 'encoders') if m in sys.modules]\n"
             "print(','.join(heavy))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "", f"--help imported {result.stdout.strip()}"
+
+
+def imported_modules(module: str, source: str) -> set[str]:
+    """The modules of this repository that ``module`` imports anywhere (functions included), lazy references too:
+    for ``from package import name`` the module ``package.name`` where there is one."""
+    found = set()
+    for target, names in references(source):
+        for candidate in [f"{target}.{name}" for name in names] or [target]:
+            if candidate in KNOWN_MODULES:
+                found.add(candidate)
+            elif target in KNOWN_MODULES:
+                found.add(target)
+    found.discard(module)
+    return found
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module in ``graph`` (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    graph = {module: imported_modules(module, path.read_text()) for module, path in _modules(*PACKAGES)}
+    assert import_circles(graph) == []
+
+
+def test_an_import_circle_is_caught() -> None:
+    graph = {"a": imported_modules("a", "from engine.nn import model_format"),
+             "engine.nn.model_format": {"engine.nn.leela"}, "engine.nn.leela": {"engine.nn.model_format"}}
+    assert import_circles(graph) == [["engine.nn.leela", "engine.nn.model_format"]]

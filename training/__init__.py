@@ -1,5 +1,5 @@
-"""Training: self-play, SGF import, chunks, train, validate, evaluate and the loop that joins them;
-games between GTP engines (matches, GNU Go's data) through one GTP client.
+"""Training: self-play, SGF import, chunks, train, validate, matches and the loop that joins them;
+GTP engines as match players and as GNU Go's data, through one GTP client.
 
 ::
 
@@ -8,7 +8,7 @@ games between GTP engines (matches, GNU Go's data) through one GTP client.
     from training.train import train, TrainConfig
 
 Game records (:mod:`training.records`) and chunks (:mod:`training.chunks`) are
-versioned files written atomically; the commands live in :mod:`training.cli`.
+versioned files written atomically; the commands that run them live in :mod:`engine.cli`.
 Names are imported on first use, so ``import training`` loads neither torch nor numba.
 (``gather``, ``train`` and ``validate`` are also module names, so their functions are
 imported from those modules.)
@@ -25,9 +25,9 @@ __all__ = [
     "GatherTarget", "GatherConfig", "list_inputs",
     "ChunkInfo", "Samples", "read_chunk", "load_samples",
     "TrainConfig", "TrainResult", "ValidationResult",
-    "MatchConfig", "MatchResult", "make_agent", "play_match",
+    "MatchConfig", "MatchResult", "make_agent", "contestant", "play_match", "Agent", "MatchPlayer", "PlayerError",
     "LoopConfig", "run_loop", "replace_paths",
-    "GTPClient", "find_gnugo", "GtpMatchConfig", "play_gtp_match", "GnuGoGamesConfig", "write_gnugo_games",
+    "GTPClient", "find_gnugo", "GnuGoGamesConfig", "write_gnugo_games",
     "TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError",
 ]
 
@@ -39,12 +39,13 @@ _HOMES = {
     "GatherTarget": "gather", "GatherConfig": "gather", "list_inputs": "gather",
     "ChunkInfo": "chunks", "Samples": "chunks", "read_chunk": "chunks", "load_samples": "chunks",
     "TrainConfig": "train", "TrainResult": "train", "ValidationResult": "validate",
-    "MatchConfig": "match", "MatchResult": "match", "make_agent": "match", "play_match": "match",
+    "MatchConfig": "match", "MatchResult": "stats", "make_agent": "match", "contestant": "match",
+    "play_match": "match", "Agent": "players", "MatchPlayer": "players",
     "LoopConfig": "loop", "run_loop": "loop",
     "replace_paths": "settings", "GTPClient": "gtp_client", "find_gnugo": "gtp_client",
-    "GtpMatchConfig": "gtp_games", "play_gtp_match": "gtp_games", "GnuGoGamesConfig": "gnugo_games",
+    "GnuGoGamesConfig": "gnugo_games",
     "write_gnugo_games": "gnugo_games",
-    "TrainingError": "errors", "RecordFormatError": "errors", "ChunkFormatError": "errors",
+    "TrainingError": "errors", "PlayerError": "errors", "RecordFormatError": "errors", "ChunkFormatError": "errors",
     "CheckpointError": "errors", "RunStateError": "errors",
 }
 

@@ -1,19 +1,23 @@
-"""Many games in flight, one network call per step: :func:`play_in_flight`, shared by self-play and matches.
+"""How games are scheduled: many in flight with one network call per step, and jobs side by side in threads.
 
 Each game in flight owns a :class:`~engine.search.batching.SearchJob` (its
 current move's search); every step advances all of them through the engine's
 :func:`~engine.search.batching.step`, which evaluates their leaves in one call
-per evaluator. :func:`play_in_flight` keeps K games in flight until all are played.
+per evaluator. :func:`play_in_flight` keeps K games in flight until all are
+played (self-play, matches). :func:`run_in_threads` runs jobs side by side, each
+in a thread with its own players: enough for engines in other processes, since a
+thread waiting on a pipe leaves the GIL free (matches, GNU Go's games).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from engine import SearchJob, step
 
-__all__ = ["InFlight", "play_in_flight"]
+__all__ = ["InFlight", "play_in_flight", "run_in_threads"]
 
 
 class InFlight(Protocol):
@@ -59,3 +63,27 @@ def play_in_flight(start: Callable[[int], _Game | None], games: int, parallel: i
                 active.remove(game)
                 on_over(game)
     return calls, active
+
+
+def run_in_threads(jobs: int, work: Callable[[int, Callable[[], bool]], None]) -> None:
+    """Call ``work(job, stopped)`` for each of ``jobs`` jobs, each in a thread of its own (one job: in this
+    thread). ``stopped()`` turns true once any job has failed, so that the others stop after what they are doing;
+    the first error is raised here when all have ended."""
+    failures: list[BaseException] = []
+
+    def run(job: int) -> None:
+        try:
+            work(job, lambda: bool(failures))
+        except BaseException as error:  # noqa: BLE001 -- raised again in the calling thread
+            failures.append(error)
+
+    if jobs == 1:
+        run(0)
+    else:
+        threads = [threading.Thread(target=run, args=(job,), name=f"job {job + 1}") for job in range(jobs)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if failures:
+        raise failures[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import EngineError
 
-__all__ = ["TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError"]
+__all__ = ["TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError", "PlayerError"]
 
 
 class TrainingError(EngineError):
@@ -25,3 +25,8 @@ class CheckpointError(TrainingError, ValueError):
 
 class RunStateError(TrainingError, ValueError):
     """A run directory whose state or configuration file is unreadable or disagrees with the command."""
+
+
+class PlayerError(TrainingError, RuntimeError):
+    """A match player that cannot start, refused a move, hung, died or played an illegal move; the message names
+    it."""

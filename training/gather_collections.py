@@ -209,7 +209,7 @@ class _Sink:
 
 def _with_count(record: Any) -> Any:
     """A counted game as the count ended it: with two passes after its last move."""
-    from engine.core.game import Move
+    from engine import Move
 
     size = record.rules.size
     last = record.moves[-1].color if record.moves else None
@@ -222,7 +222,7 @@ def _gather_one(task: _Task, progress: Callable[[int], Any] | None = None) -> di
     """Gather one collection (in this process or a worker); returns its counts and chunks.
     ``progress(n)``: n more games read."""
     from encoders import get_encoder
-    from engine.formats.collections import read_collection, read_index
+    from engine import read_collection, read_index
     from training.territory import estimated_final_board
 
     config, target = task.config, task.target

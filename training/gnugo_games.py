@@ -1,4 +1,4 @@
-"""GNU Go self-play games as SGF files: the data of the supervised run (``benchmarks/gnugo_supervised.sh``).
+"""GNU Go self-play games as SGF files: the data of the supervised start (``experiments/go9-supervised``).
 
 ::
 
@@ -21,6 +21,7 @@ killed run resumes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,10 +29,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine import BLACK, WHITE, Game, Rules, dump_sgf, gtp_to_action, write_text
+from training.batching import run_in_threads
 from training.game_files import GamesSummary, game_path, missing_numbers
 from training.gtp_client import DEFAULT_TIMEOUT, GTPClient, gnugo_argv
-from training.gtp_games import play_game
-from training.gtp_jobs import run_jobs
+from training.gtp_player import GtpPlayer
+from training.players import play_through
+from training.referee import referee_game
 from training.territory import ended_on_board
 
 __all__ = ["GnuGoGamesConfig", "gnugo_territory", "missing_games", "write_gnugo_games"]
@@ -78,22 +81,30 @@ def write_gnugo_games(out_dir: str | os.PathLike[str], binary: str, config: GnuG
     already = config.games - len(todo)
     started, written = time.perf_counter(), [0]
     name = f"GNU Go level {config.level}"
+    lock = threading.Lock()
 
-    def open_engine(job: int) -> GTPClient:
-        argv = gnugo_argv(binary, "--seed", str(config.seed * 1000 + job), level=config.level)
-        return GTPClient(argv, config.timeout, f"gnugo job {job}")
-
-    def play(engine: GTPClient, index: int) -> None:
-        game, outcome = play_game(engine, engine, config.rules, config.random_moves,
-                                  np.random.default_rng([config.seed, index]))
-        territory = gnugo_territory(engine, game) if ended_on_board(game) else None
+    def play(engine: GtpPlayer, index: int) -> None:
+        refereed = play_through(referee_game(engine, engine, config.rules, config.random_moves,
+                                             np.random.default_rng([config.seed, index]), scorer=engine))
+        game, outcome = refereed.game, refereed.outcome
+        territory = gnugo_territory(engine.client, game) if ended_on_board(game) else None
         text = dump_sgf(game, black_name=name, white_name=name, result=outcome, territory=territory)
         write_text(game_path(out_dir, "gnugo", config.seed, index), text)
 
-    def done(_index: int, _played: None) -> None:
-        written[0] += 1
-        if on_game is not None:
-            on_game()
+    def work(job: int, stopped: Callable[[], bool]) -> None:
+        argv = gnugo_argv(binary, "--seed", str(config.seed * 1000 + job), level=config.level)
+        with GTPClient(argv, config.timeout, f"gnugo job {job}") as client:
+            engine = GtpPlayer(client)
+            while not stopped():
+                with lock:
+                    if not todo:
+                        return
+                    index = todo.pop(0)
+                play(engine, index)
+                with lock:
+                    written[0] += 1
+                    if on_game is not None:
+                        on_game()
 
-    run_jobs(todo, config.jobs, open_engine, play, done)
+    run_in_threads(max(1, min(config.jobs, len(todo))), work)
     return GamesSummary(written[0], already, time.perf_counter() - started)

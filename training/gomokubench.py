@@ -25,7 +25,7 @@ the same root with the package's own pieces (``get_top_moves``, ``minimax``,
 
 So ``gomokubench`` plays freestyle exactly as the package does, and standard
 and renju as a freestyle player kept to legal moves: an honest but not a
-renju-aware opponent (see the README's *Gomoku opponents*). It plays only
+renju-aware opponent (docs/training.md, *Gomoku opponents*). It plays only
 five in a row (``k=5``), on any board size.
 """
 

@@ -1,7 +1,7 @@
 """A GTP client: drive another engine (GNU Go, Leela Zero, our own ``engine gtp``) over pipes.
 
-The one client of the repository: matches between GTP engines
-(:mod:`training.gtp_games`), GNU Go's self-play data (:mod:`training.gnugo_games`)
+The one client of the repository: GTP engines as match players
+(:mod:`training.gtp_player`), GNU Go's self-play data (:mod:`training.gnugo_games`)
 and the tests that check the rules against GNU Go all speak through it.
 
 ``GTPClient(argv)`` starts the engine; ``send(command)`` returns the text of a
@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from engine import EngineError
+from training.errors import PlayerError
 
 __all__ = ["GTPClient", "GTPEngineError", "GTPError", "GTPTimeout", "DEFAULT_TIMEOUT", "find_gnugo", "gnugo_argv"]
 
@@ -41,8 +41,8 @@ DEFAULT_TIMEOUT = 60.0
 _INLINE_WRITE = 4096  # bytes; larger batches are written by a thread while the answers are read
 
 
-class GTPEngineError(EngineError, RuntimeError):
-    """A GTP engine that cannot start, refused a command, hung, died or played an illegal move."""
+class GTPEngineError(PlayerError):
+    """A GTP engine that cannot start, refused a command, hung or died."""
 
 
 class GTPError(GTPEngineError):

@@ -435,19 +435,20 @@ def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path
     afresh up to ``GTP_RETRIES`` times, the games finished so far kept, before the run stops."""
     from tqdm import tqdm
 
-    from training.gtp_client import GTPEngineError
-    from training.gtp_games import GtpMatchConfig, play_gtp_match
+    from training.errors import PlayerError
+    from training.match import contestant, play_match
 
-    config = GtpMatchConfig(games, run.rules, random_moves=2, seed=seed, local=replace(run.config.match, games=games),
-                            local_options=run.config.evaluator_options())
+    config = replace(run.config.match, games=games, random_moves=2, scorer="b", seed=seed)
+    options = run.config.evaluator_options()
     name = Path(shlex.split(command)[0]).name
     for attempt in range(GTP_RETRIES + 1):
         try:
+            a, b = contestant(str(model), "A", run.rules, config, options), contestant(command, "B", run.rules, config)
             with tqdm(total=games, desc=f"{model.name} vs {name}", unit="game", leave=False) as bar:
-                result = play_gtp_match(str(model), command, config, directory,
-                                        lambda r: bar.update(r.games - bar.n), resume=True)
+                result = play_match(a, b, run.rules, config, directory, lambda r: bar.update(r.games - bar.n),
+                                    resume=True)
             break
-        except GTPEngineError as error:
+        except PlayerError as error:
             if attempt == GTP_RETRIES:
                 raise
             run.report(f"rating match: {error}; starting the engines again ({attempt + 1} of {GTP_RETRIES})")

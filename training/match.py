@@ -1,95 +1,119 @@
-"""``evaluate``: matches between two players, with alternating colours and batched searches.
+"""Matches: two contestants, colours alternating, every game refereed by the rules core, one result table.
 
-A player is a model file, ``random`` (uniformly random legal moves),
-``mcts-rollouts[:N]`` (pure MCTS: N simulations per move, each leaf valued by
-one random playout, c_puct 5 and no first-play reduction; default N = 1000,
-the seeds' yardstick) or, in Gomoku, ``gomokubench[:LEVEL]`` (the alpha-beta
-player of the gomokubench package, :mod:`training.gomokubench`; default its
-strongest level, ``hard``). Model players play by the match's
-:class:`~engine.search.player.PlayerConfig`. Several games run
-at once; the searches of the games in flight share one call per evaluator and
-step (:func:`training.batching.play_in_flight`). Game i has player A as black when i is even.
-Games differ through the opening moves, sampled from the visits for the player's first
-``temperature_moves`` moves, and a random board symmetry per evaluation.
+``engine evaluate`` and the loop's gating play models and baselines in this
+process; ``engine match`` plays any two of GTP engines, model files and
+baselines; both go through :func:`play_match`. A contestant is named by:
+
+* a model file: a :class:`~engine.Player` searches its moves with the match's
+  :class:`~engine.PlayerConfig` (:func:`make_agent`);
+* a baseline: ``random`` (uniformly random legal moves), ``mcts-rollouts[:N]``
+  (pure MCTS: N simulations per move, each leaf valued by one random playout,
+  c_puct 5 and no first-play reduction; default N = 1000, the seeds' yardstick)
+  or, in Gomoku, ``gomokubench[:LEVEL]`` (:mod:`training.gomokubench`; default
+  its strongest level, ``hard``);
+* any other text: a GTP engine's command line (:func:`contestant`).
+
+The scheduler runs ``jobs`` threads, each with its own seats (GTP engines are
+processes: a thread waits on its engine's pipe with the GIL free), and in each
+up to ``parallel_games`` games in flight, whose in-process searches share one
+network call per step (:func:`training.batching.play_in_flight`). Game i has A
+as black when i is even; its random opening comes from ``(seed, i)`` and its
+in-process players' seeds too, so a game is the same whichever job plays it and
+a match resumed from its records (:func:`games_already_played`) goes on as it
+would have.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from engine import (
-    BLACK,
-    WHITE,
     Color,
-    Evaluator,
     Game,
-    Outcome,
-    Player,
+    GameRecord,
     PlayerConfig,
     RolloutEvaluator,
     Rules,
-    SearchConfig,
     SearchJob,
     dump_sgf,
+    load_sgf_file,
     write_text,
 )
-from training.baselines import Mover, random_move
-from training.batching import play_in_flight
-from training.selfplay import search_comment
-from training.stats import elo_difference, elo_interval, signed, wilson_interval
+from training.batching import play_in_flight, run_in_threads
+from training.gtp_client import DEFAULT_TIMEOUT, GTPClient
+from training.gtp_player import GtpPlayer
+from training.player_process import PlayerProcess
+from training.players import Agent, LocalPlayer, MatchPlayer, match_player_config
+from training.referee import Refereed, referee_game
+from training.stats import MatchResult
 
-__all__ = ["MatchConfig", "Agent", "MatchResult", "make_agent", "play_match", "is_baseline", "is_local", "match_rules",
-           "DEFAULT_ROLLOUT_VISITS", "BASELINES"]
+__all__ = ["MatchConfig", "Contestant", "make_agent", "contestant", "play_match",
+           "games_already_played", "is_baseline", "is_local", "match_rules", "DEFAULT_ROLLOUT_VISITS", "BASELINES",
+           "SCORERS"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
 BASELINES = "random, mcts-rollouts[:N], gomokubench[:easy|standard|hard]"
 """The baseline players' names, as error messages list them."""
-
-
-def _match_player() -> PlayerConfig:
-    """How model players play a match: 400 visits, no noise, the first 2 moves sampled from the visits
-    (so that games differ), resignation at -0.95 three times running, tree reuse, Gomoku's threat guard;
-    games are scored as the board stands (no dead-stone estimate)."""
-    return PlayerConfig(visits=400, noise=False, temperature=1.0, temperature_moves=2, resign_threshold=-0.95,
-                        resign_consecutive=3, reuse_tree=True, remove_dead_stones=False, threat_guard=True,
-                        search=SearchConfig(batch_size=8))
+SCORERS = ("board", "a", "b")
+"""Who scores a Go game that ends on the board: the rules core on the board as it stands, or A's or B's
+``final_score`` (its dead-stone judgement)."""
 
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """Games, games in flight, how model players play (``player``: visits, leaf batch, opening, resignation)."""
+    """A match: games, how model players play (``player``: visits, leaf batch, opening, resignation), the seed;
+    uniformly random opening moves; who scores a Go game that ends on the board (:data:`SCORERS`, or
+    ``referee``: a third engine's command line, shown each such game); threads with their own seats (``jobs``)
+    and games in flight in each (``parallel_games``); seconds a GTP engine may take over one command."""
 
     games: int = 100
     parallel_games: int = 8
-    player: PlayerConfig = field(default_factory=_match_player)
+    player: PlayerConfig = field(default_factory=match_player_config)
     seed: int = 0
+    random_moves: int = 0
+    scorer: str = "board"
+    referee: str | None = None
+    jobs: int = 1
+    timeout: float = DEFAULT_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if self.scorer not in SCORERS or self.jobs < 1 or self.parallel_games < 1:
+            raise ValueError(f"scorer is one of {', '.join(SCORERS)} and jobs and parallel games at least 1, not "
+                             f"{self.scorer!r}, {self.jobs} and {self.parallel_games}")
 
 
-@dataclass
-class Agent:
-    """A match player: with an ``evaluator`` a :class:`Player` with ``config`` searches its moves; without
-    one ``mover`` chooses them (default: uniformly random legal moves)."""
+class Contestant(Protocol):
+    """One side of a match: ``name`` is how the result table calls it, ``seat_name`` how game records and errors
+    call its seats; ``seat(job)`` opens a new seat for a job (closed by the match)."""
 
     name: str
-    evaluator: Evaluator | None = None
-    config: PlayerConfig = field(default_factory=_match_player)
-    mover: Mover = random_move
+    seat_name: str
 
-    def player(self, seed: int) -> Player | None:
-        return None if self.evaluator is None else Player(self.evaluator, self.config, seed=seed)
+    def seat(self, job: int) -> MatchPlayer:
+        ...
 
-    @property
-    def visits(self) -> int:
-        """Root visits of each move's search."""
-        assert self.config.visits is not None
-        return self.config.visits
+
+@dataclass(frozen=True)
+class _Seats:
+    """A contestant whose seats ``open(job)`` makes."""
+
+    name: str
+    seat_name: str
+    open: Callable[[int], MatchPlayer]
+
+    def seat(self, job: int) -> MatchPlayer:
+        return self.open(job)
 
 
 def is_baseline(spec: str) -> bool:
@@ -131,7 +155,7 @@ def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None 
 
 def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None) -> Agent:
     """The player ``spec`` names: ``random``, ``mcts-rollouts[:N]``, ``gomokubench[:LEVEL]`` or a model path
-    (loaded for ``rules``)."""
+    (loaded for ``rules``, its network run with ``options``: EvaluatorOptions)."""
     word = spec.strip().lower()
     if word == "random":
         return Agent("random")
@@ -159,143 +183,179 @@ def make_agent(spec: str, rules: Rules, config: MatchConfig, options: Any = None
     return Agent(read_info(spec).name, evaluator, config.player)
 
 
-@dataclass
-class MatchResult:
-    """A's results against B. ``a_as_black`` counts A's wins and games with black."""
+def contestant(spec: str, side: str, rules: Rules, config: MatchConfig, options: Any = None) -> Contestant:
+    """The contestant ``spec`` names, its seats called ``side`` (``"A"``, ``"B"``; with several jobs ``"A 2"``
+    for the second job's): a GTP engine's process for a command line; a model or baseline in this process, or in a
+    child process a seat when jobs play side by side, so that they do not share one core."""
+    def seat_name(job: int) -> str:
+        return f"{side} {job + 1}" if config.jobs > 1 else side
 
-    a: str
-    b: str
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-    a_black_wins: int = 0
-    a_black_games: int = 0
-    moves: int = 0
-    seconds: float = 0.0
-    a_move_seconds: float = 0.0  # mean thinking time a move (GTP matches: a genmove's answer time)
-    b_move_seconds: float = 0.0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    @property
-    def score(self) -> float:
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def rate(self) -> float:
-        return self.score / self.games if self.games else 0.5
-
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.score, self.games)
-
-    @property
-    def elo(self) -> float:
-        return elo_difference(self.rate, self.games)
-
-    def elo_interval(self) -> tuple[float, float]:
-        return elo_interval(self.score, self.games)
-
-    def to_dict(self) -> dict[str, Any]:
-        low, high = self.interval()
-        elo_low, elo_high = self.elo_interval()
-        return {"a": self.a, "b": self.b, "games": self.games, "wins": self.wins, "losses": self.losses,
-                "draws": self.draws, "a_black_wins": self.a_black_wins, "a_black_games": self.a_black_games,
-                "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
-                "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
-                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds}
-
-    def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
-        """Count one finished game in which A played ``a_color``."""
-        self.moves += moves
-        value = outcome.value_for(a_color)
-        self.wins += value > 0
-        self.losses += value < 0
-        self.draws += value == 0
-        if a_color == Color.BLACK:
-            self.a_black_games += 1
-            self.a_black_wins += value > 0
-
-    def describe(self) -> str:
-        low, high = self.interval()
-        elo_low, elo_high = self.elo_interval()
-        return (f"{self.a} vs {self.b}: {self.wins} wins, {self.losses} losses, {self.draws} draws in {self.games} "
-                f"games ({self.a_black_wins}/{self.a_black_games} wins as black); win rate {100 * self.rate:.1f}% "
-                f"[95% CI {100 * low:.1f}-{100 * high:.1f}%], Elo {signed(self.elo)} [{signed(elo_low)}, "
-                f"{signed(elo_high)}]")
+    if not is_local(spec):
+        return _Seats(spec, side, lambda job: GtpPlayer.start(spec, config.timeout, seat_name(job)))
+    if config.jobs == 1:
+        agent = replace(make_agent(spec, rules, config, options), name=side)
+        return _Seats(spec, side, agent.seat)
+    threads = None if is_baseline(spec) else max(1, len(os.sched_getaffinity(0)) // config.jobs)
+    build = partial(make_agent, spec, rules, config, options)
+    return _Seats(spec, side, lambda job: PlayerProcess(build, seat_name(job), threads))
 
 
-class _MatchGame:
-    """One game in flight: the two players and the current move's search."""
+def a_color(index: int) -> Color:
+    """A's colour in game ``index`` (from 0): black in even games."""
+    return Color.BLACK if index % 2 == 0 else Color.WHITE
 
-    def __init__(self, index: int, rules: Rules, black: Agent, white: Agent, seed: int) -> None:
+
+def game_file(index: int) -> str:
+    return f"game-{index + 1:04d}.sgf"
+
+
+class _Pair(NamedTuple):
+    """The two seats of a slot, A's and B's, and its referee engine (if any), opened for one job."""
+
+    a: MatchPlayer
+    b: MatchPlayer
+    referee: GTPClient | None
+
+
+class _GameInFlight:
+    """A game being refereed: its search to step (``job``), or its end (``refereed``)."""
+
+    def __init__(self, index: int, pair: _Pair, moves: Generator[SearchJob, None, Refereed]) -> None:
         self.index = index
-        self.game = Game(rules)
-        self.agents = {BLACK: black, WHITE: white}
-        self.players = {BLACK: black.player(seed), WHITE: white.player(seed + 1)}
-        self.rng = np.random.default_rng(seed)
-        self.comments: list[str | None] = []
+        self.pair = pair
         self.job: SearchJob | None = None
-        self.advance()
+        self.refereed: Refereed | None = None
+        self._moves = moves
+        self._advance()
 
-    def advance(self) -> None:
-        """Play random players' moves until a search is needed (started here) or the game is over."""
-        self.job = None
-        while not self.game.is_over:
-            color = int(self.game.to_play)
-            player = self.players[color]
-            if player is not None:
-                agent = self.agents[color]
-                assert agent.evaluator is not None
-                self.job = SearchJob(player.search_for(self.game, to_play=True), agent.evaluator, agent.visits)
-                return
-            self.game.play(self.agents[color].mover(self.game, self.rng))
-            self.comments.append(None)
+    def _advance(self) -> None:
+        try:
+            self.job = self._moves.send(None)
+        except StopIteration as stop:
+            self.job, self.refereed = None, stop.value
 
     def play_searched(self) -> None:
-        """Decide and play (or resign) after the search, then advance to the next search."""
-        assert self.job is not None
-        result = self.job.result()
-        mover = self.game.to_play
-        decision = self.players[int(mover)].decide(self.game, result)  # type: ignore[union-attr]
-        if decision.resign:
-            self.game.resign(mover)
-        else:
-            assert decision.action is not None
-            self.comments.append(search_comment(result, True, self.game.rules.size))
-            self.game.play(decision.action)
-        self.advance()
+        self._advance()
 
 
-def play_match(a: Agent, b: Agent, rules: Rules, config: MatchConfig, sgf_dir: str | Path | None = None,
-               on_game: Callable[[MatchResult], None] | None = None) -> MatchResult:
-    """Play ``config.games`` games of A against B, colours alternating, and return A's results."""
+def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, sgf_dir: str | Path | None = None,
+               on_game: Callable[[MatchResult], None] | None = None, resume: bool = False) -> MatchResult:
+    """Play ``config.games`` games of A against B, colours alternating, and return A's results.
+
+    ``on_game`` sees them after every game. Every game goes to ``sgf_dir`` when given; with ``resume`` the games
+    already there count as played (:func:`games_already_played`). A :class:`~training.errors.PlayerError` names a
+    player that failed (could not start, refused a move, hung, died, or played an illegal move); the first error
+    of any job stops the others after their games in flight and is raised here.
+    """
     result = MatchResult(a.name, b.name)
-    rng = np.random.default_rng(config.seed)
-    started = time.perf_counter()
+    todo = list(range(config.games))
+    if resume:
+        if sgf_dir is None:
+            raise ValueError("resuming a match needs the folder of its games (--sgf-dir)")
+        for index, record in games_already_played(Path(sgf_dir), rules, config, a.seat_name).items():
+            assert record.result is not None
+            result.add(record.result, a_color(index), len(record.moves))
+            todo.remove(index)
+    lock = threading.Lock()
+    opened: list[_Pair] = []
 
-    def start(index: int) -> _MatchGame:
-        black, white = (a, b) if index % 2 == 0 else (b, a)
-        return _MatchGame(index, rules, black, white, int(rng.integers(2 ** 62)))
-
-    def over(match: _MatchGame) -> None:
-        _finish(match, result, a, b, sgf_dir)
+    def finish(game: _GameInFlight) -> None:
+        refereed = game.refereed
+        assert refereed is not None
+        colour = a_color(game.index)
+        result.add(refereed.outcome, colour, len(refereed.game.moves))
+        result.a_move_seconds = _mean_move_seconds([pair.a for pair in opened])
+        result.b_move_seconds = _mean_move_seconds([pair.b for pair in opened])
+        if sgf_dir is not None:
+            black, white = (game.pair.a, game.pair.b) if colour == Color.BLACK else (game.pair.b, game.pair.a)
+            write_text(Path(sgf_dir) / game_file(game.index),
+                       dump_sgf(refereed.game, black_name=black.name, white_name=white.name, result=refereed.outcome,
+                                comments=refereed.comments,
+                                properties={"GN": f"{a.name} vs {b.name}, game {game.index + 1}"}))
         if on_game is not None:
             on_game(result)
 
-    play_in_flight(start, config.games, config.parallel_games, over)
+    def work(job: int, stopped: Callable[[], bool]) -> None:
+        with _seat_pairs(a, b, config, job) as pairs:
+            with lock:
+                opened.extend(pairs)
+            free = list(pairs)
+
+            def start(_begun: int) -> _GameInFlight | None:
+                with lock:
+                    if not todo or stopped():
+                        return None
+                    index = todo.pop(0)
+                pair = free.pop()
+                return _GameInFlight(index, pair, _referee(pair, index, rules, config))
+
+            def over(game: _GameInFlight) -> None:
+                free.append(game.pair)
+                with lock:
+                    finish(game)
+
+            play_in_flight(start, config.games, len(pairs), over)
+
+    started = time.perf_counter()
+    if todo:
+        run_in_threads(min(config.jobs, len(todo)), work)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _finish(match: _MatchGame, result: MatchResult, a: Agent, b: Agent, sgf_dir: str | Path | None) -> None:
-    a_color = Color.BLACK if match.index % 2 == 0 else Color.WHITE
-    outcome = match.game.outcome()
-    assert outcome is not None
-    result.add(outcome, a_color, len(match.game.moves))
-    if sgf_dir is not None:
-        black, white = (a, b) if a_color == Color.BLACK else (b, a)
-        text = dump_sgf(match.game, black_name=black.name, white_name=white.name, comments=match.comments,
-                        properties={"GN": f"{a.name} vs {b.name}, game {match.index + 1}"})
-        write_text(Path(sgf_dir) / f"game-{match.index + 1:04d}.sgf", text)
+@contextmanager
+def _seat_pairs(a: Contestant, b: Contestant, config: MatchConfig, job: int) -> Iterator[list[_Pair]]:
+    """``config.parallel_games`` pairs of seats for ``job`` (one for GTP engines: they play one game at a time),
+    with the referee engine, closed when the job ends."""
+    with ExitStack() as stack:
+        pairs = []
+        for _ in range(config.parallel_games):
+            seat_a = a.seat(job)
+            stack.callback(seat_a.close)
+            seat_b = b.seat(job)
+            stack.callback(seat_b.close)
+            referee = None
+            if config.referee:
+                name = "referee" + (f" {job + 1}" if config.jobs > 1 else "")
+                referee = stack.enter_context(GTPClient(shlex.split(config.referee), config.timeout, name))
+            pairs.append(_Pair(seat_a, seat_b, referee))
+            if not (isinstance(seat_a, LocalPlayer) and isinstance(seat_b, LocalPlayer)):
+                break   # a seat in another process plays one game at a time
+        yield pairs
+
+
+def _referee(pair: _Pair, index: int, rules: Rules, config: MatchConfig) -> Generator[SearchJob, None, Refereed]:
+    """Game ``index``'s refereeing: A black in even games, its opening and its players' seeds from
+    ``(seed, index)``."""
+    black, white = (pair.a, pair.b) if a_color(index) == Color.BLACK else (pair.b, pair.a)
+    black_seed, white_seed = np.random.default_rng([config.seed, index, 1]).integers(2 ** 62, size=2)
+    scorer = {"board": None, "a": pair.a, "b": pair.b}[config.scorer]
+    return referee_game(black, white, rules, config.random_moves, np.random.default_rng([config.seed, index]),
+                        (int(black_seed), int(white_seed)), scorer, pair.referee)
+
+
+def _mean_move_seconds(seats: list[MatchPlayer]) -> float:
+    return sum(seat.genmove_seconds for seat in seats) / max(sum(seat.genmoves for seat in seats), 1)
+
+
+def games_already_played(sgf_dir: Path, rules: Rules, config: MatchConfig, a_name: str) -> dict[int, GameRecord]:
+    """The finished games of a match in ``sgf_dir`` (``game-0001.sgf`` ... up to ``config.games``), by index.
+
+    Each must be this match's: its rules, and A (whose seats are called ``a_name``) black in even games. A file
+    that is not, or has no result, raises ``ValueError`` naming it, rather than be counted or silently replayed
+    over.
+    """
+    found: dict[int, GameRecord] = {}
+    for index in range(config.games):
+        path = sgf_dir / game_file(index)
+        if not path.exists():
+            continue
+        record = load_sgf_file(path)
+        black = record.black_name or ""
+        a_black = black == a_name or black.startswith(a_name + " ")
+        if record.result is None or record.rules != rules or a_black != (a_color(index) == Color.BLACK):
+            raise ValueError(f"{path} is not a finished game of this match (rules {record.rules}, black "
+                             f"{record.black_name!r}, result {record.result}): move it away or choose another "
+                             "--sgf-dir")
+        found[index] = record
+    return found

@@ -53,14 +53,15 @@ from training.records import RECORD_SUFFIX, SelfPlayRecord, new_game_id, record_
 from training.territory import final_board
 
 __all__ = ["SelfPlayConfig", "opening_moves", "SelfPlayOutput", "GameSink", "FinishedGame", "GameSummary",
-           "SelfPlaySummary", "play_games", "run_selfplay", "search_comment", "HOLDOUT_DIR"]
+           "SelfPlaySummary", "play_games", "timed_selfplay", "run_selfplay", "share_config", "search_comment",
+           "HOLDOUT_DIR"]
 
 HOLDOUT_DIR = "holdout"
 
 
 def _selfplay_player() -> PlayerConfig:
     """Self-play's player: 400 visits, root noise, KataGo's forced playouts (k = 2) with the pruned policy
-    target (the strength experiment's choice: README, *Strength per hour*), temperature 1 for the opening,
+    target (the strength experiment's choice: experiments/strength/README.md), temperature 1 for the opening,
     resignation at -0.9 three times running, tree reuse; a game-ending pass is judged on the board as it
     stands, as the record's result is scored (no dead-stone estimate)."""
     return PlayerConfig(visits=400, noise=True, temperature=1.0, temperature_moves=opening_moves(19),
@@ -385,7 +386,38 @@ def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayC
     return summary
 
 
+def timed_selfplay(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayConfig, warm_up: float,
+                   seconds: float, clear_cache: Callable[[], None]) -> SelfPlaySummary:
+    """Self-play for ``warm_up`` seconds (kernels, compiling), ``clear_cache()``, then ``seconds`` timed: the
+    timed window's totals (games in flight at its end abandoned; ``engine bench selfplay``). Games go to a scratch
+    folder."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-games-") as scratch:
+        output = SelfPlayOutput(Path(scratch))
+        play_games(evaluator, rules, model, config, config.parallel_games, output, stop=_after(warm_up))
+        clear_cache()
+        return play_games(evaluator, rules, model, config, 1 << 30, output, stop=_after(seconds))
+
+
+def _after(seconds: float) -> Callable[[], bool]:
+    """A stop test that turns true ``seconds`` from now."""
+    deadline = time.perf_counter() + seconds
+    return lambda: time.perf_counter() >= deadline
+
+
 # ------------------------------------------------------------------ workers
+SHARE_SEED_STEP = 7919
+"""The distance between the seeds of a run's shares (worker processes, cluster leases): a prime, so that no two
+shares of nearby runs meet."""
+
+
+def share_config(config: SelfPlayConfig, share: int) -> SelfPlayConfig:
+    """The config that share ``share`` (from 0) of a run plays with: its own seed, so that no two shares play the
+    same games."""
+    return config if config.seed is None else replace(config, seed=config.seed + SHARE_SEED_STEP * (share + 1))
+
+
 def _load(model_path: Path, rules: Rules, options: Any) -> tuple[Evaluator, str]:
     from engine import load_evaluator, read_info
 
@@ -449,8 +481,7 @@ def _run_workers(model_path: Path, rules: Rules, config: SelfPlayConfig, games: 
     shares = [games // workers + (i < games % workers) for i in range(workers)]
     processes = []
     for i, share in enumerate(shares):
-        seed = None if config.seed is None else config.seed + 7919 * (i + 1)
-        worker_config = replace(config, seed=seed)
+        worker_config = share_config(config, i)
         worker_options = replace(options, seed=None if options.seed is None else options.seed + i)
         process = context.Process(target=_worker, args=(model_path, str(rules), worker_config, share, output,
                                                         worker_options, threads, queue), daemon=True)

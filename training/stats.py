@@ -1,4 +1,5 @@
-"""Match statistics: a win rate's Wilson score interval and the Elo difference it implies.
+"""A match's result table: A's wins, losses and draws, with the win rate's Wilson score interval and the Elo
+difference it implies.
 
 A game scores 1 for a win, 1/2 for a draw, 0 for a loss. Over n games with
 score s the Wilson interval at z standard errors (1.96: 95%) is::
@@ -13,8 +14,12 @@ It is infinite at p = 0 or 1, so rates are clipped to [1/2n, 1 - 1/2n]
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["wilson_interval", "elo_difference", "elo_interval", "signed", "Z_95"]
+from engine import Color, Outcome
+
+__all__ = ["MatchResult", "wilson_interval", "elo_difference", "elo_interval", "signed", "Z_95"]
 
 Z_95 = 1.959963984540054
 
@@ -48,3 +53,71 @@ def elo_interval(score: float, games: int, z: float = Z_95) -> tuple[float, floa
 def signed(elo: float) -> str:
     """An Elo difference as ``+191`` / ``-40`` / ``+0`` (never ``-0``)."""
     return f"{round(elo) + 0:+d}"
+
+
+@dataclass
+class MatchResult:
+    """A's results against B. ``a_black_*`` counts A's wins and games with black; ``*_move_seconds`` is each
+    side's mean time from asking for a move to its answer."""
+
+    a: str
+    b: str
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    a_black_wins: int = 0
+    a_black_games: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    a_move_seconds: float = 0.0
+    b_move_seconds: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def rate(self) -> float:
+        return self.score / self.games if self.games else 0.5
+
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.score, self.games)
+
+    @property
+    def elo(self) -> float:
+        return elo_difference(self.rate, self.games)
+
+    def elo_interval(self) -> tuple[float, float]:
+        return elo_interval(self.score, self.games)
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
+        elo_low, elo_high = self.elo_interval()
+        return {"a": self.a, "b": self.b, "games": self.games, "wins": self.wins, "losses": self.losses,
+                "draws": self.draws, "a_black_wins": self.a_black_wins, "a_black_games": self.a_black_games,
+                "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
+                "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
+                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds}
+
+    def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
+        """Count one finished game in which A played ``a_color``."""
+        self.moves += moves
+        value = outcome.value_for(a_color)
+        self.wins += value > 0
+        self.losses += value < 0
+        self.draws += value == 0
+        if a_color == Color.BLACK:
+            self.a_black_games += 1
+            self.a_black_wins += value > 0
+
+    def describe(self) -> str:
+        low, high = self.interval()
+        elo_low, elo_high = self.elo_interval()
+        return (f"{self.a} vs {self.b}: {self.wins} wins, {self.losses} losses, {self.draws} draws in {self.games} "
+                f"games ({self.a_black_wins}/{self.a_black_games} wins as black); win rate {100 * self.rate:.1f}% "
+                f"[95% CI {100 * low:.1f}-{100 * high:.1f}%], Elo {signed(self.elo)} [{signed(elo_low)}, "
+                f"{signed(elo_high)}]")

@@ -77,7 +77,7 @@ def estimated_final_board(game: Game, result: Outcome, playouts: int = 200, seed
     counts of one board differ by the difference in stones played, one point
     in an even game). None also for a game that two passes did not end.
     """
-    from engine.core.ownership import playout_ownership, stone_status
+    from engine import playout_ownership, stone_status
 
     if not ended_on_board(game) or result.reason != "score" or result.margin is None or result.winner is None:
         return None

@@ -1,5 +1,5 @@
-"""The engine's benchmarks, each an ``engine bench`` subcommand that prints a median of several runs.
+"""The engine's benchmarks: workloads timed as medians of several runs, each returning its figures as a dict.
 
-The group itself is in :mod:`engine.cli` (it also names the encoder and self-play benchmarks of
-the packages above the engine); ``timing`` holds the shared measuring and reporting helpers.
+``engine bench ...`` (:mod:`engine.cli.bench`) runs them and prints the figures;
+``timing`` holds the shared measuring helpers.
 """

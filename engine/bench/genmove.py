@@ -20,47 +20,35 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
-import click
-
-from engine.bench.timing import network_options, report, runtime_options
-
-__all__ = ["genmove_command"]
+__all__ = ["measure_genmove"]
 
 
-@click.command("genmove")
-@network_options
-@click.option("--encoder", default="zero17", show_default=True, help="Encoder of the random network.")
-@click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
-@click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per network call.")
-@click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
-@runtime_options
-@click.option("--peer", type=click.Choice(["none", "leela-zero"]), default="none", show_default=True,
-              help="Also time Leela Zero (apt leela-zero) on the same network (random: the same size).")
-@click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--contend", is_flag=True, help="Hold one core with a busy process while the genmoves are timed.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
-                    batch: int, moves: int, device: str | None, dtype: str, runtime: str, threads: int | None,
-                    peer: str, peer_threads: int, seed: int, contend: bool, as_json: bool) -> None:
-    """Genmove visits/s with a network, and the share of time outside it."""
+def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
+                    batch: int, moves: int, device: str | None, dtype: str, runtime: str, peer: str,
+                    peer_threads: int, seed: int, contend: bool) -> dict[str, Any]:
+    """Genmove visits/s with a network (the model, or a random ``blocks`` x ``filters`` one), the share of the time
+    outside it, and Leela Zero's figures under ``"peer"``. Torch's threads are the caller's (the process's).
+    ValueError for a peer that cannot play ``size``."""
+    if peer == "leela-zero" and size != 19:
+        raise ValueError("--peer leela-zero plays 19x19 only (--size 19)")
     import torch
 
     from encoders import get_encoder
     from engine.core.game import Game
     from engine.core.rules import Rules
-    from engine.nn.evaluator import NetEvaluator, set_cpu_threads
+    from engine.nn.evaluator import NetEvaluator
     from engine.nn.loading import EvaluatorOptions, load_evaluator
     from engine.nn.net import NetConfig, PolicyValueNet
     from engine.search.mcts import SearchConfig
     from engine.search.player import Player, PlayerConfig
 
-    set_cpu_threads(threads)
     rules = Rules.go(size)
     options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed)
     if model_path is not None:
@@ -96,33 +84,22 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
             if decision.action is None or game.is_over:
                 break
             game.play(decision.action)
-    name = evaluator.net.config.name
-    result = {"net": name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
-              "device": str(evaluator.device), "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,
-              "threads": torch.get_num_threads(), "visits_per_s": statistics.median(rates),
-              "visits_per_s_runs": rates, "overhead_share": 1.0 - network.total / total_time,
-              "simulations": total_sims, "warm_up_s": warm_up, "contended": contend}
-    text = (f"{name} {size}x{size}, {visits} visits, batches of {batch} ({evaluator.device}, "
-            f"{evaluator.dtype_name}, {evaluator.runtime}, {torch.get_num_threads()} threads): "
-            f"{result['visits_per_s']:,.0f} visits/s (median of {len(rates)} genmoves), "
-            f"{100 * result['overhead_share']:.1f}% of the time outside the network"
-            + (", one core held by a busy process" if contend else ""))
+    result: dict[str, Any] = {
+        "net": evaluator.net.config.name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
+        "device": str(evaluator.device), "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,
+        "threads": torch.get_num_threads(), "visits_per_s": statistics.median(rates), "visits_per_s_runs": rates,
+        "overhead_share": 1.0 - network.total / total_time, "simulations": total_sims, "warm_up_s": warm_up,
+        "contended": contend}
     if peer == "leela-zero":
-        import tempfile
-        from pathlib import Path
-
         from engine.bench.leelaz_peer import measure_leelaz, peer_weights
 
-        if size != 19:
-            raise click.UsageError("--peer leela-zero plays 19x19 only (--size 19)")
         with tempfile.TemporaryDirectory() as folder:
             weights, which = peer_weights(model_path, blocks, filters, Path(folder))
             theirs = measure_leelaz(weights, visits, moves, peer_threads)
         theirs["ratio"] = result["visits_per_s"] / theirs["visits_per_s"]
+        theirs["weights"] = which
         result["peer"] = theirs
-        text += (f"\nLeela Zero 0.17 ({peer_threads} threads, {which}): "
-                 f"{theirs['visits_per_s']:,.0f} visits/s; ratio {theirs['ratio']:.2f}x")
-    report(result, as_json, text)
+    return result
 
 
 @contextmanager

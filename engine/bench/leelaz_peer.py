@@ -21,8 +21,9 @@ import statistics
 import subprocess
 from pathlib import Path
 
-import click
 import numpy as np
+
+from engine.bench.timing import BenchError
 
 __all__ = ["write_random_leelaz_weights", "find_leelaz", "peer_weights", "measure_leelaz"]
 
@@ -66,7 +67,7 @@ def write_random_leelaz_weights(path: Path, blocks: int, filters: int, seed: int
 def find_leelaz() -> str:
     found = shutil.which("leelaz") or shutil.which("leelaz", path="/usr/lib/leelaz/bin:/usr/games")
     if found is None:
-        raise click.ClickException("--peer leela-zero needs Leela Zero: apt-get install leela-zero")
+        raise BenchError("--peer leela-zero needs Leela Zero: apt-get install leela-zero")
     return found
 
 
@@ -85,7 +86,7 @@ def peer_weights(model_path: str | None, blocks: int, filters: int, folder: Path
     try:
         return write_leela(folder / "exported.txt", load_model(model_path)), "the same network, exported"
     except ModelFormatError as error:
-        raise click.ClickException(f"--peer leela-zero: {error}") from error
+        raise BenchError(f"--peer leela-zero: {error}") from error
 
 
 def measure_leelaz(weights: Path, visits: int, moves: int, threads: int = 2) -> dict:
@@ -98,6 +99,6 @@ def measure_leelaz(weights: Path, visits: int, moves: int, threads: int = 2) -> 
          "-w", str(weights)], input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=3600)
     rates = [float(m) for m in re.findall(r"playouts, (\d+(?:\.\d+)?) n/s", completed.stderr)]
     if not rates:
-        raise click.ClickException(f"Leela Zero printed no search rates:\n{completed.stderr[-2000:]}")
+        raise BenchError(f"Leela Zero printed no search rates:\n{completed.stderr[-2000:]}")
     return {"name": "leela-zero", "threads": threads, "visits_per_s": statistics.median(rates),
             "visits_per_s_runs": rates}

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import random
 
-import click
-
-from engine.bench.timing import measure_rate
+from engine.bench.timing import BenchError, measure_rate
 
 __all__ = ["measure_openspiel"]
 
@@ -25,7 +23,7 @@ def measure_openspiel(size: int, seconds: float, runs: int, seed: int) -> dict:
     try:
         import pyspiel
     except ImportError as exc:
-        raise click.ClickException("--peer openspiel needs OpenSpiel: pip install open-spiel") from exc
+        raise BenchError("--peer openspiel needs OpenSpiel: pip install open-spiel") from exc
     game = pyspiel.load_game("go", {"board_size": size})
     rng = random.Random(seed)
     lengths = []

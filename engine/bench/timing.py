@@ -1,23 +1,29 @@
-"""What the benchmark commands share: medians of repeated timed runs, the report, and the options
-that name a network and say how it runs (also used by the training commands, which may import this module)."""
+"""What the benchmarks share: medians of repeated timed runs, and the error of one that cannot run."""
 
 from __future__ import annotations
 
-import json
+import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from pathlib import Path
 
-import click
+__all__ = ["Rate", "measure_rate", "BenchError", "engine_process"]
 
-from engine.nn.config import DTYPES
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["Rate", "measure_rate", "report", "network_options", "runtime_options", "runtime_options_with_numpy",
-           "dtype_option"]
 
-_Command = TypeVar("_Command", bound=Callable[..., Any])
+def engine_process(*arguments: str, **environment: str) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment (this one, plus ``environment``) that run ``engine ARGUMENTS`` in a new
+    process from this source tree, as the benchmarks that time whole commands start it."""
+    path = os.pathsep.join(filter(None, [str(_SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
+    return [sys.executable, "-m", "engine", *arguments], {**os.environ, **environment, "PYTHONPATH": path}
+
+
+class BenchError(RuntimeError):
+    """A measurement that cannot run: a peer that is not installed, an engine that failed to answer."""
 
 
 @dataclass(frozen=True)
@@ -40,56 +46,3 @@ def measure_rate(step: Callable[[], float], seconds: float, runs: int) -> Rate:
             elapsed = time.perf_counter() - start
         rates.append(done / elapsed)
     return Rate(statistics.median(rates), rates)
-
-
-def report(result: dict, as_json: bool, text: str) -> None:
-    """Print the result as one JSON object, or as a line of text."""
-    click.echo(json.dumps(result, sort_keys=True) if as_json else text)
-
-
-def _options(command: _Command, options: list[Callable[[Any], Any]]) -> _Command:
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def network_options(command: _Command) -> _Command:
-    """--model, --blocks, --filters: a model file, or a random network of that size (speed does not
-    depend on the weights)."""
-    return _options(command, [
-        click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="A model file; otherwise a random network of --blocks x --filters."),
-        click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks."),
-        click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer."),
-    ])
-
-
-def runtime_options(command: _Command) -> _Command:
-    """--device, --dtype, --runtime, --threads: how a network runs (``EvaluatorOptions``, and the
-    process's torch threads, which the command sets with ``set_cpu_threads``)."""
-    return _runtime_options(command, ["auto", "eager", "compile"])
-
-
-def runtime_options_with_numpy(command: _Command) -> _Command:
-    """:func:`runtime_options` with ``--runtime numpy`` too (the numpy forward pass; ``--threads`` are then
-    numpy's BLAS's), for the commands that can run it."""
-    return _runtime_options(command, ["auto", "eager", "compile", "numpy"])
-
-
-dtype_option = click.option(
-    "--dtype", type=click.Choice(DTYPES), default="auto", show_default=True,
-    help="The network's arithmetic. auto: bf16 where the hardware has it natively, else fp32. int8: the residual "
-         "blocks quantized, on the cpu, eager (about twice bf16's speed on big networks such as Leela Zero's).")
-"""``--dtype`` (``EvaluatorOptions.dtype``), for every command that runs a network."""
-
-
-def _runtime_options(command: _Command, runtimes: list[str]) -> _Command:
-    numpy = " numpy: the numpy forward pass (float32, cpu, no torch)." if "numpy" in runtimes else ""
-    return _options(command, [
-        click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu]."),
-        dtype_option,
-        click.option("--runtime", type=click.Choice(runtimes), default="auto", show_default=True,
-                     help="auto: torch.compile on a CPU (10-25 s once per process), else eager." + numpy),
-        click.option("--threads", type=click.IntRange(1), default=None,
-                     help="Torch CPU threads [default: every core]; 1 can be faster when other work shares them."),
-    ])

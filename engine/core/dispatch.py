@@ -36,12 +36,12 @@ from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, g
 from engine.core.jit import njit
 from engine.core.rules import Rules
 from engine.core.scoring import lead_of
-from engine.core.threats import vcf, vct
+from engine.core.threats import vcf
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["SPEC_LEN", "GAME", "SUICIDE", "WIN_LENGTH", "VARIANT", "MOVE_CAP", "TERRITORY", "GO", "GOMOKU",
            "pack_rules", "check_point", "check_move", "play_point", "place_point", "fill_legal_mask", "ended_by_play",
-           "is_terminal", "game_result", "terminal_value", "winning_point", "vcf_point", "vct_point"]
+           "is_terminal", "game_result", "terminal_value", "winning_point", "vcf_point"]
 
 GAME, SUICIDE, WIN_LENGTH, VARIANT, MOVE_CAP, TERRITORY = 0, 1, 2, 3, 4, 5
 SPEC_LEN = 6
@@ -183,13 +183,3 @@ def vcf_point(cells, info, W, action_point, spec, color, depth, budget):
     if spec[GAME] == GO or is_terminal(cells, info, spec):
         return -1
     return vcf(cells[STONES].copy(), W, action_point, color, spec[WIN_LENGTH], spec[VARIANT], depth, budget)
-
-
-@njit(cache=True)
-def vct_point(cells, info, W, action_point, spec, color, depth, budget):
-    """The first move of a victory by continuous threats (fours and threes) for ``color`` as if it were
-    to move, within ``depth`` threats and ``budget`` threats read (:func:`engine.core.threats.vct`), else
-    -1 (always in Go)."""
-    if spec[GAME] == GO or is_terminal(cells, info, spec):
-        return -1
-    return vct(cells[STONES].copy(), W, action_point, color, spec[WIN_LENGTH], spec[VARIANT], depth, budget)

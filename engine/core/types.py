@@ -22,6 +22,7 @@ __all__ = [
     "InvalidVertexError",
     "RulesError",
     "SGFError",
+    "GameOverError",
     "Outcome",
 ]
 
@@ -84,6 +85,10 @@ class RulesError(EngineError, ValueError):
 
 class SGFError(EngineError, ValueError):
     """An SGF record that cannot be read or replayed."""
+
+
+class GameOverError(EngineError):
+    """A move asked for in a game that is over and cannot go on (Gomoku): there is no move to make."""
 
 
 @dataclass(frozen=True)

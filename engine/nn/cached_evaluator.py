@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.core.board import HISTORY, HISTORY_LEN, RING
 from engine.core.position import PositionBatch
+from engine.core.symmetry import NUM_SYMMETRIES, destination_cells, source_cells
 from engine.nn.config import NetConfig, NetOutput
 from engine.nn.model_format import ModelFormatError, ModelInfo
 from engine.search.evaluator import Evaluation, Positions, apply_decisive_moves, legal_masks, masked_softmax
@@ -47,19 +48,15 @@ class Encoder(Protocol):
 
 
 class Symmetries:
-    """The 8 symmetries of the square as index tables, applied per position.
-
-    Numbered as ``encoders.symmetry`` numbers them: symmetry ``k`` mirrors
-    left-right when ``k >= 4``, then turns ``k % 4`` quarter turns
-    counter-clockwise (``rot90``). Applied on the host, where the planes are
-    encoded and the outputs end up, so that both forward passes share them.
+    """The 8 symmetries of the square (:mod:`engine.core.symmetry`), applied per position: a batch's rows each
+    under their own. Applied on the host, where the planes are encoded and the outputs end up, so that both
+    forward passes share them.
     """
 
     def __init__(self, size: int) -> None:
-        grid = np.arange(size * size).reshape(size, size)
-        sources = [np.rot90(np.fliplr(grid) if k >= 4 else grid, k % 4).reshape(-1) for k in range(8)]
-        self.source = np.stack(sources)                               # [8, N*N]: input cell of each output
-        self.destination = np.argsort(self.source, axis=1)            # [8, N*N]: output cell of each input
+        symmetries = range(NUM_SYMMETRIES)
+        self.source = np.stack([source_cells(k, size) for k in symmetries])             # [8, N*N]
+        self.destination = np.stack([destination_cells(k, size) for k in symmetries])   # [8, N*N]
 
     def planes(self, planes: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Symmetry ``ks[b]`` of ``planes[b]`` (``[B, C, N, N]``)."""

@@ -16,10 +16,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 __all__ = ["NetConfig", "NetOutput", "HEADS", "AUX_HEADS", "VALUE_HIDDEN", "POOLED_HEAD_FILTERS", "MIN_STDEV",
-           "BN_EPSILON", "DTYPES", "parse_aux_heads", "state_shapes"]
+           "BN_EPSILON", "DTYPES", "TORCH_RUNTIMES", "RUNTIMES", "parse_aux_heads", "state_shapes"]
 
 DTYPES = ("auto", "fp32", "bf16", "int8")
 """The network's arithmetic (``--dtype``); int8 is the CPU's quantized tower (:mod:`engine.nn.int8`)."""
+TORCH_RUNTIMES = ("auto", "eager", "compile")
+"""How the torch network runs (``--runtime``): :func:`~engine.nn.evaluator.pick_runtime`."""
+RUNTIMES = (*TORCH_RUNTIMES, "numpy")
+"""Every runtime: torch's, or the numpy forward pass (:mod:`engine.nn.numpy_evaluator`)."""
 
 HEADS = ("fc", "pooled")
 AUX_HEADS = ("ownership", "score")

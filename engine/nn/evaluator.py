@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, CachedNetEvaluator, Encoder
-from engine.nn.config import NetOutput
+from engine.nn.config import TORCH_RUNTIMES, NetOutput
 
 if TYPE_CHECKING:
     import torch
@@ -26,13 +26,11 @@ if TYPE_CHECKING:
     from engine.nn.model_file import Model
     from engine.nn.net import PolicyValueNet
 
-__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "TORCH_RUNTIMES", "pick_device", "pick_dtype",
+__all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
 
 log = logging.getLogger(__name__)
 
-TORCH_RUNTIMES = ("auto", "eager", "compile")
-"""The runtimes of the torch network (``engine.nn.loading.RUNTIMES`` adds numpy's)."""
 
 def set_cpu_threads(threads: int | None = None) -> int:
     """Set torch's CPU threads for the whole process (None: every core this process may use); return the count.
@@ -73,8 +71,8 @@ def pick_device(device: str | None = None) -> "torch.device":
 def pick_dtype(dtype: str, device: "torch.device") -> "torch.dtype":
     """``fp32``, ``bf16``, or ``auto``: bf16 on a GPU that has it and on a CPU with native bf16, else fp32.
 
-    On a CPU without AMX or AVX-512 BF16, bf16 is emulated: ``engine bench net``
-    measured it 2.5-3.5x slower than fp32 here, hence the probe.
+    On a CPU without AMX or AVX-512 BF16, bf16 is emulated and several times slower
+    than fp32 (``engine bench net --dtype``), hence the probe.
     """
     import torch
 
@@ -94,22 +92,12 @@ def pick_dtype(dtype: str, device: "torch.device") -> "torch.dtype":
 def pick_runtime(runtime: str, device: "torch.device") -> str:
     """``eager`` or ``compile``; ``auto`` is ``compile`` on a CPU and ``eager`` elsewhere.
 
-    On this project's CPU (2 cores, AVX-512, no AMX), ``torch.compile``
-    (Inductor, batch norms already folded by ``for_inference``, dynamic
-    shapes) ran b6c64 1.4-1.6x and b10c128 1.2-1.4x faster than eager PyTorch
-    (``engine bench net --runtime``, interleaved runs). Inductor's weight
-    freezing (prepacked oneDNN convolutions with fused ReLU and residual
-    adds) gained only 3% on 19x19 b6c64 at batch 16 (1,188 against 1,142
-    positions/s, medians of 3) and specialises every batch size, so it is
-    not used (``torch.compile(options={"freezing": True})`` is ignored by
-    torch 2.13 anyway). The 3x3 convolutions run near the bf16 peak of these
-    cores; what is left is in the algorithm, not the compiler.
-    TorchScript freezing and ONNX Runtime came out level with it, within the
-    noise, but the first is deprecated and the second an extra dependency.
-    Compiling costs 10-25 s on the first evaluation (Inductor caches on disk;
-    the first ever compile of a process tree takes longer), once for every
-    batch and board size; :meth:`NetEvaluator.warm_up` pays it up front. GPUs
-    stay eager (cuDNN already fuses; compiling there is unmeasured).
+    On a CPU ``torch.compile`` (Inductor, batch norms already folded by
+    ``for_inference``, dynamic shapes) runs the network faster than eager
+    PyTorch (``engine bench net --runtime``; figures in docs/benchmarks.md); on
+    a GPU cuDNN already fuses. Compiling costs 10-25 s on the first evaluation,
+    once for every batch and board size (Inductor caches on disk);
+    :meth:`NetEvaluator.warm_up` pays it up front.
     """
     if runtime not in TORCH_RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(TORCH_RUNTIMES)}")
@@ -161,7 +149,7 @@ class NetEvaluator(CachedNetEvaluator):
             raise ValueError(f"--dtype int8 runs eagerly on the cpu, not {runtime} on {self.device}")
         self.dtype = pick_dtype("fp32" if dtype == "int8" else dtype, self.device)
         self.dtype_name = "int8" if dtype == "int8" else "bf16" if self.dtype == torch.bfloat16 else "fp32"
-        self.channels_last = self.device.type == "cuda"   # NHWC helps cuDNN; measured slower on CPU
+        self.channels_last = self.device.type == "cuda"   # NHWC helps cuDNN, not the CPU's oneDNN
         self.net = net.for_inference().to(self.device)
         if self.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)

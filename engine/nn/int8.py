@@ -1,14 +1,9 @@
-"""The residual tower in int8 on the CPU: twice the speed of bf16, calibrated when the network loads.
+"""The residual tower in int8 on the CPU, calibrated when the network loads (``--dtype int8``).
 
-On this project's CPU (AMD EPYC Zen 4, 2 cores, AVX-512 BF16 and VNNI, no AMX)
-the bf16 3x3 convolutions already run at the cores' bf16 peak (~460 GFLOP/s
-for 19x19 b15c192 at batch 16), so a faster network needs fewer or cheaper
-operations. Winograd F(4x4, 3x3) with bf16 products was measured and rejected:
-4x fewer products, but on a trained network its policy KL to fp32 was 40 times
-bf16's and its value error 6 times (0.016 mean); with fp32 products it is no
-faster than bf16. int8 products (VNNI) run at twice bf16's rate: oneDNN's
-quantized convolutions took the b15c192 tower from 278 to 139 ms a batch of 16,
-b6c64's from 14.5 to 8.5 ms.
+Where the bf16 3x3 convolutions already run at a CPU's bf16 peak, a faster
+network needs cheaper operations: int8 products (VNNI) run at twice bf16's
+rate, at a small cost in accuracy (docs/networks.md, *int8*; ``engine bench net
+--dtype int8`` measures the speed).
 
 Scheme: the stem (planes to filters, ~1% of the work; bf16 where the CPU has
 it natively) and the heads run in float; each residual block takes uint8
@@ -17,11 +12,8 @@ channel, the largest magnitude to 127), and ends in oneDNN's fused add and
 ReLU, requantized. Activation ranges are the float network's smallest and
 largest values, per tensor, over calibration planes: positions of random
 legal play (:func:`calibration_planes`) of the evaluator's board size, from
-the empty board to a crowded one; values beyond them are clipped. On
-positions of trained 9x9 networks' own play the int8 policy's KL to float32
-is 10-20 times bf16's and the value differs by 0.006-0.008 on average (bf16:
-0.002-0.0035); ``tests/engine/test_int8.py`` holds the bounds. In exchange,
-1.3x (b6c64) to 2x (b15c192) the positions a second of compiled bf16.
+the empty board to a crowded one; values beyond them are clipped.
+``tests/engine/nn/test_int8.py`` holds the accuracy's bounds.
 
 torch's quantized tensors are deprecated (still in torch 2.13, which CI pins;
 their deprecation warning is silenced when this module loads: it would reach

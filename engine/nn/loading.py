@@ -1,23 +1,56 @@
-"""Building an evaluator from a model file: the one place that joins a network to its encoder.
+"""Loading what a user names as a network: model files and Leela Zero weights, and the evaluator that plays them.
 
-The encoder is named in the model's metadata; it is imported here, inside the
-function, so that ``engine`` still imports no encoder at module level (the
-search receives its evaluator ready-made). GTP, self-play and the benchmarks
-all come through :func:`load_evaluator`.
+Wherever a network file is given (``--model``, a match's player, self-play),
+Leela Zero weights serve too: :func:`model_path` recognises them by their
+content and converts them once into a model file kept in a cache
+(:func:`engine.nn.leela.converted_model_path`); :func:`read_info` and
+:func:`load_model` read either kind. :func:`load_evaluator` is the one place
+that joins a network to its encoder. The encoder is named in the model's
+metadata; it is imported inside the function, so that ``engine`` still imports
+no encoder at module level (the search receives its evaluator ready-made).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from engine.core.rules import Rules
+from engine.nn import model_format
+from engine.nn.config import RUNTIMES
+from engine.nn.model_format import ModelInfo, is_leela_zero
 from engine.search.evaluator import Evaluator
 
-__all__ = ["EvaluatorOptions", "load_evaluator", "RUNTIMES"]
+if TYPE_CHECKING:
+    from engine.nn.model_file import Model
 
-RUNTIMES = ("auto", "eager", "compile", "numpy")
-"""How a network can run: torch's (``auto``, ``eager``, ``compile``) or numpy's."""
+__all__ = ["EvaluatorOptions", "model_path", "read_info", "load_model", "load_evaluator"]
+
+
+def model_path(path: str | os.PathLike[str]) -> Path:
+    """The model file behind ``path``: itself, or for Leela Zero weights the model file converted from them
+    (once; converting imports torch)."""
+    if not is_leela_zero(path):
+        return Path(path)
+    from engine.nn.leela import converted_model_path
+
+    return converted_model_path(path)
+
+
+def read_info(path: str | os.PathLike[str]) -> ModelInfo:
+    """The description of a model file or of Leela Zero weights, without loading the weights."""
+    return model_format.read_info(model_path(path))
+
+
+def load_model(path: str | os.PathLike[str], **expect: Any) -> Model:
+    """The torch network of a model file or of Leela Zero weights (``expect``:
+    :func:`engine.nn.model_file.load_model`'s checks)."""
+    from engine.nn import model_file
+
+    return model_file.load_model(model_path(path), **expect)
+
 
 
 @dataclass(frozen=True)
@@ -30,7 +63,7 @@ class EvaluatorOptions:
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`). Torch's CPU threads are the process's,
     not an evaluator's: the command sets them (``set_cpu_threads``).
 
-    ``runtime``: one of :data:`RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
+    ``runtime``: one of :data:`~engine.nn.config.RUNTIMES`. ``auto``, ``eager`` and ``compile`` run the torch network
     (:func:`~engine.nn.evaluator.pick_runtime`); ``numpy`` runs the numpy forward pass
     (:mod:`engine.nn.numpy_evaluator`) and never imports torch, on the CPU in float32 (``device``
     None or cpu, ``dtype`` auto or fp32), its threads numpy's BLAS's (``set_blas_threads``)."""
@@ -45,10 +78,10 @@ class EvaluatorOptions:
     decisive: bool = True
 
 
-def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
+def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
                    options: EvaluatorOptions = EvaluatorOptions()) -> Evaluator:
-    """A network evaluator for the model at ``model_path`` (a NumpyEvaluator for runtime ``numpy``, which
-    imports no torch, else a NetEvaluator), or a UniformEvaluator when it is None.
+    """A network evaluator for the model file or Leela Zero weights at ``path`` (a NumpyEvaluator for runtime
+    ``numpy``, which imports no torch, else a NetEvaluator), or a UniformEvaluator when it is None.
 
     Raises :class:`~engine.nn.model_format.ModelFormatError` when the file is not a
     model, or its game, board size or encoder does not fit ``rules``; ValueError for
@@ -58,10 +91,11 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
 
     if options.runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {options.runtime!r}: expected one of {', '.join(RUNTIMES)}")
-    if model_path is None:
+    if path is None:
         return UniformEvaluator()
     from encoders import get_encoder
 
+    path = model_path(path)
     if options.runtime == "numpy":
         from engine.nn.numpy_evaluator import NumpyEvaluator
         from engine.nn.numpy_net import load_numpy_model
@@ -69,14 +103,14 @@ def load_evaluator(rules: Rules, model_path: str | os.PathLike[str] | None,
         if options.device not in (None, "cpu") or options.dtype not in ("auto", "fp32"):
             raise ValueError(f"the numpy runtime runs float32 on the cpu, not {options.dtype} on "
                              f"{options.device}")
-        numpy_model = load_numpy_model(model_path, expect_game=rules.game, expect_size=rules.size)
+        numpy_model = load_numpy_model(path, expect_game=rules.game, expect_size=rules.size)
         encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
         return NumpyEvaluator(numpy_model, encoder, random_symmetry=options.random_symmetry,
                               cache_size=options.cache_size, seed=options.seed, decisive=options.decisive)
+    from engine.nn import model_file
     from engine.nn.evaluator import NetEvaluator
-    from engine.nn.model_file import load_model
 
-    model = load_model(model_path, expect_game=rules.game, expect_size=rules.size)
+    model = model_file.load_model(path, expect_game=rules.game, expect_size=rules.size)
     encoder = get_encoder(model.info.encoder, rules, model.info.num_planes)
     return NetEvaluator(model, encoder, device=options.device, dtype=options.dtype,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,

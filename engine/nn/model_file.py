@@ -77,8 +77,7 @@ def load_model(path: str | os.PathLike[str], *, expect_game: str | None = None, 
 
     ``expect_encoder`` is an encoder name, or an object with ``name`` and
     ``num_planes``. A size-independent model fits every ``expect_size``.
-    Leela Zero weights load too (:mod:`engine.nn.leela`: converted once, then
-    read from the cache).
+    (:func:`engine.nn.loading.load_model` loads Leela Zero weights too.)
     Raises :class:`ModelFormatError` naming the file for a mismatch, a file
     that is not a model, or weights that do not fit the described network
     (:func:`~engine.nn.model_format.read_weights`).

@@ -176,19 +176,9 @@ def is_leela_zero(path: str | os.PathLike[str]) -> bool:
     return bool(newline) and first.strip().isdigit() and all(byte in _NUMBER_BYTES for byte in rest)
 
 
-def _resolve(path: str | os.PathLike[str]) -> Path:
-    """``path``, or for Leela Zero weights (recognised by content) the model file converted from them (converting
-    imports torch: :mod:`engine.nn.leela` builds the network to convert)."""
-    if not is_leela_zero(path):
-        return Path(path)
-    from engine.nn import leela  # it builds on this module
-
-    return leela.converted_model_path(path)
-
-
 def read_info(path: str | os.PathLike[str]) -> ModelInfo:
-    """The description of a model file (or of Leela Zero weights, converted once), without loading its weights."""
-    path = _resolve(path)
+    """The description of a model file, without loading its weights."""
+    path = Path(path)
     with _open(path) as handle:
         return _metadata(path, handle)[0]
 
@@ -233,14 +223,13 @@ def read_weights(path: str | os.PathLike[str], *, expect_game: str | None = None
 
     What every loader shares (the torch network's :func:`~engine.nn.model_file.load_model` and the numpy
     forward pass's :func:`~engine.nn.numpy_net.load_numpy_net`). ``expect_encoder`` is an encoder name, or an
-    object with ``name`` and ``num_planes``; a size-independent model fits every ``expect_size``. Leela Zero
-    weights load too (converted once, then read from the cache). Raises :class:`ModelFormatError` naming the
-    file for a mismatch, a file that is not a model, weights that fail their checksum, or weights that do not
-    fit the described network.
+    object with ``name`` and ``num_planes``; a size-independent model fits every ``expect_size``. Raises
+    :class:`ModelFormatError` naming the file for a mismatch, a file that is not a model, weights that fail their
+    checksum, or weights that do not fit the described network.
     """
     from safetensors import SafetensorError
 
-    path = _resolve(path)
+    path = Path(path)
     with _open(path) as handle:
         info, crc = _metadata(path, handle)
         _check_fit(path, info, expect_game, expect_size, expect_encoder)

@@ -188,7 +188,7 @@ class RolloutEvaluator:
     loses, and as many to take a five; with it the first visit does. ``near`` (Gomoku): priors only on
     the points within two lines of a stone (the whole board while it is empty), the candidates Gomoku
     Monte-Carlo programs consider, so that the search spends its visits where the game is. Both are off
-    for the ``mcts-rollouts`` yardstick, whose strength past ratings were measured against.
+    for the ``mcts-rollouts`` yardstick, so that ratings against it stay comparable.
     """
 
     def __init__(self, rollouts: int = 1, seed: int | None = None, decisive: bool = False, near: bool = False) -> None:

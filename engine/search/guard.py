@@ -13,7 +13,7 @@ reads as level, and a search on its priors walks into them. :func:`guarded_moves
   those stops it the search goes on as usual, the game being lost to best play anyway.
 
 What it costs: two threat searches a move, and one for each candidate in a threatened position
-(``benchmarks/gomoku_tactics.py --time`` times it).
+(``experiments/gomoku15/tactics.py --time`` times it).
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def _vct(board: np.ndarray, geo: Geometry, spec: np.ndarray, color: int, depth: 
 
 def victory_point(game: Game, color: int, *, depth: int = VCT_DEPTH, budget: int = VCT_BUDGET) -> int:
     """The action that starts a victory by continuous threats of ``color``'s in a Gomoku ``game``, as if
-    ``color`` were to move, else -1."""
+    ``color`` were to move, else -1 (always in Go, and in a game that is over)."""
+    if game.rules.game != "gomoku" or game.is_over:
+        return -1
     geo = geometry(game.rules.size)
     point = _vct(game.position.cells[STONES], geo, pack_rules(game.rules), color, depth, budget)
     return int(geo.point_action[point]) if point >= 0 else -1

@@ -108,8 +108,8 @@ class SearchConfig:
         ``try_every_move``: an unvisited move counts as a win (``fpu_value`` 1), so every move is tried
         once before any is tried twice, as UCT does. Otherwise an unvisited move takes its parent's
         evaluation, one random playout: when that playout was lost, the first move tried that did not
-        look lost takes every later visit (the ``mcts-rollouts`` yardstick plays so, and its past
-        ratings were measured that way)."""
+        look lost takes every later visit (the ``mcts-rollouts`` yardstick plays so, and ratings against
+        it stay comparable only if it keeps playing so)."""
         return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1,
                        fpu_value=1.0 if try_every_move else None)
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.game import Game
-from engine.core.ownership import DEFAULT_PLAYOUTS, playout_ownership
-from engine.core.types import BLACK, Color
+from engine.core.ownership import DEFAULT_PLAYOUTS, playout_ownership, stone_status
+from engine.core.types import BLACK, Color, Outcome
 from engine.search.evaluator import Evaluator
 
-__all__ = ["estimate_ownership", "black_view"]
+__all__ = ["estimate_ownership", "black_view", "judged_outcome"]
 
 
 def black_view(ownership: np.ndarray, to_play: Color) -> np.ndarray:
@@ -34,3 +34,10 @@ def estimate_ownership(evaluator: Evaluator, game: Game, playouts: int = DEFAULT
     if evaluation.ownership is None:
         return playout_ownership(game, playouts, seed=seed)
     return black_view(np.asarray(evaluation.ownership[0], dtype=np.float32), game.to_play)
+
+
+def judged_outcome(game: Game, ownership: np.ndarray) -> Outcome:
+    """The result of a Go game with the stones that ``ownership`` (black's view) calls dead taken off the board:
+    what GTP's ``final_score`` answers and what a match player judges."""
+    dead = [action for chain in stone_status(game, ownership).dead for action in chain]
+    return Outcome.from_lead(game.score(dead=dead))

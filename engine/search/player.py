@@ -2,7 +2,8 @@
 
 It owns the search limits, tree reuse, root noise and temperature, and the
 decisions a search cannot make alone: when to resign (the root value stays
-below a threshold for several of the player's own moves), when to pass (never
+below a threshold for several of the player's own moves, or a Gomoku game is
+over and lost: a controller may still ask for a move), when to pass (never
 into a loss under area scoring, and back at once when the opponent passed,
 the game is won as it stands and the board is settled), when to capture
 instead (cleanup: stones called dead are taken off the board before the game
@@ -18,7 +19,7 @@ import numpy as np
 
 from engine.core.game import Game
 from engine.core.ownership import playout_ownership, stone_status
-from engine.core.types import Color
+from engine.core.types import Color, GameOverError
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
 from engine.search.mcts import Search, SearchConfig, SearchResult
@@ -62,11 +63,12 @@ class PlayerConfig:
 
 @dataclass(frozen=True)
 class Decision:
-    """The move chosen (an action; ``None`` with ``resign``) and the search behind it."""
+    """The move chosen (an action; ``None`` with ``resign``) and the search behind it (None: the player resigned
+    a game that is over without searching)."""
 
     action: int | None
     resign: bool
-    search: SearchResult
+    search: SearchResult | None
 
 
 class Player:
@@ -115,9 +117,12 @@ class Player:
         """Search and decide a move for ``color`` (default: the side to move) without playing it.
 
         In a Go game that two passes or the move cap ended the player plays on
-        (:meth:`Game.play_on`, on a copy): GTP knows no end of game. ``dead``
-        (cleanup, ``kgs-genmove_cleanup``): stones called dead, see :meth:`decide`.
+        (:meth:`Game.play_on`, on a copy): GTP knows no end of game. In a Gomoku game
+        that is over it resigns when it lost (:meth:`concedes`). ``dead`` (cleanup,
+        ``kgs-genmove_cleanup``): stones called dead, see :meth:`decide`.
         """
+        if self.concedes(game, color):
+            return Decision(None, True, None)
         game = self.for_color(game, color)
         if game.is_over:
             game = game.copy()
@@ -127,6 +132,19 @@ class Player:
         result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
                               progress=progress, noise=cfg.noise, to_play=True)
         return self.decide(game, result, dead)
+
+    @staticmethod
+    def concedes(game: Game, color: int | None = None) -> bool:
+        """Whether ``color`` (default: the side to move) resigns without a search: a Gomoku game that is over
+        and that it lost. Raises :class:`~engine.core.types.GameOverError` for a Gomoku game that is over
+        otherwise (there is no move to make); a Go game that is over goes on (:meth:`choose`)."""
+        if game.rules.game != "gomoku" or not game.is_over:
+            return False
+        outcome = game.outcome()
+        mover = game.to_play if color is None else Color(color)
+        if outcome is not None and outcome.winner is not None and outcome.winner != mover:
+            return True
+        raise GameOverError("the game is over")
 
     @staticmethod
     def for_color(game: Game, color: int | None) -> Game:

@@ -1,7 +1,7 @@
 """Reference encoders and random positions for the encoder tests.
 
-The reference planes are written from the issue's definitions of each
-encoding, in plain numpy over the Position's public views (``board``,
+The reference planes are written from each encoding's definition (docs/networks.md, *Feature encoders*),
+in plain numpy over the Position's public views (``board``,
 ``liberties``, ``history``, ``ko_action``, ``last_action``, ``to_play``); they
 never read the padded arrays the kernels read, so the two can disagree.
 """

@@ -25,7 +25,7 @@ from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.rules import Rules
 from tests.encoders.reference import KO_DIAGRAM, any_rules, random_game, setup_diagram
-from tests.engine.consistency import check_consistency
+from tests.engine.core.consistency import check_consistency
 
 symmetries = st.integers(0, NUM_SYMMETRIES - 1)
 seeds = st.integers(0, 2**32 - 1)

@@ -1,7 +1,7 @@
 """KaTrain drives ``engine analysis``: its own engine class (``katrain.core.engine.KataGoEngine``), headless,
 through a short game and KaTrain's game review, with its KataGo path set to ``engine`` and its model to ours.
 
-KaTrain is not a dev dependency (see the README's *Use with KaTrain*): the test runs where it is installed
+KaTrain is not a dev dependency (see docs/analysis.md, *Use with KaTrain*): the test runs where it is installed
 (``pip install katrain``) and is skipped elsewhere. ``test_kata_analysis`` replays KaTrain's queries everywhere.
 """
 

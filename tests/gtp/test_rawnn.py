@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from encoders.symmetry import _source
 from engine import EvaluatorOptions, PlayerConfig, SearchConfig, save_model
+from engine.core.symmetry import source_cells
 from engine.nn.model_file import Model, ModelInfo
 from engine.nn.net import NetConfig, PolicyValueNet
 from gtp.commands import serve
@@ -43,7 +43,7 @@ def _engine_source(n: int, symmetry: int, bottom_origin: bool, transpose_first: 
 def test_symmetry_tables_name_the_other_engines_transforms(table: tuple[int, ...], bottom_origin: bool,
                                                            transpose_first: bool) -> None:
     for symmetry, ours in enumerate(table):
-        assert (_source(ours, 7) == _engine_source(7, symmetry, bottom_origin, transpose_first)).all()
+        assert (source_cells(ours, 7) == _engine_source(7, symmetry, bottom_origin, transpose_first)).all()
 
 
 @pytest.fixture()

@@ -155,7 +155,7 @@ def test_skip_moves_is_for_sgf_collections_only(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(main, ["gather", "--input-directory", str(tmp_path), "--output-directory",
                                        str(tmp_path / "out"), "--encoder", "sevenplane", "--skip-moves", "4"])
-    assert result.exit_code == 2 and "--sgf collections only" in result.output
+    assert result.exit_code == 2 and "--sgf and --collection only" in result.output
 
 
 # ----------------------------------------------------------- ownership and score

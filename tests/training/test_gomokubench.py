@@ -15,8 +15,7 @@ from engine.cli import main
 from engine.core.coords import action_to_gtp, gtp_to_action
 from engine.core.game import Game
 from engine.core.rules import Rules
-from training.gtp_games import GtpMatchConfig, play_gtp_match
-from training.match import MatchConfig, make_agent, play_match
+from training.match import MatchConfig, contestant, make_agent, play_match
 
 ai = pytest.importorskip("libs.ai", reason="gomokubench is not installed (pip install gomokubench)")
 from training.gomokubench import GomokubenchPlayer  # noqa: E402  (after the skip)
@@ -81,7 +80,9 @@ def test_a_renju_match_in_process_and_through_engine_match(tmp_path: Path) -> No
     a, b = make_agent("gomokubench:easy", rules, config), make_agent("random", rules, config)
     result = play_match(a, b, rules, config, tmp_path / "evaluate")
     assert result.games == 2 and len(list((tmp_path / "evaluate").glob("*.sgf"))) == 2
-    gtp = play_gtp_match("gomokubench:easy", "mcts-rollouts:8", GtpMatchConfig(games=2, rules=rules, random_moves=2))
+    sides = replace(config, random_moves=2, scorer="b")
+    a, b = contestant("gomokubench:easy", "A", rules, sides), contestant("mcts-rollouts:8", "B", rules, sides)
+    gtp = play_match(a, b, rules, sides)
     assert gtp.games == 2 and gtp.a_move_seconds > 0 and gtp.b_move_seconds > 0 and gtp.b == "mcts-rollouts:8"
 
 

@@ -16,9 +16,12 @@ from engine.core.rules import Rules
 from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf
 from training.chunks import load_samples
+from training.errors import PlayerError
 from training.gather import GatherConfig, GatherTarget, gather, list_inputs, sgf_final_board
 from training.gtp_client import GTPClient, GTPEngineError, GTPError, gnugo_argv
-from training.gtp_games import play_game
+from training.gtp_player import GtpPlayer
+from training.players import play_through
+from training.referee import referee_game
 
 
 def _fake_engine(genmove: str) -> list[str]:
@@ -146,9 +149,10 @@ def test_a_hung_engine_ends_the_match_at_its_timeout() -> None:
 
 
 def test_an_illegal_move_from_an_engine_names_it() -> None:
-    with GTPClient(STUBBORN, name="stubborn") as stubborn:
-        with pytest.raises(GTPEngineError, match="stubborn played 'c3' as"):
-            play_game(stubborn, stubborn, Rules.go(5, "chinese"), 0, np.random.default_rng(0))
+    with GTPClient(STUBBORN, name="stubborn") as client:
+        stubborn = GtpPlayer(client)
+        with pytest.raises(PlayerError, match="stubborn played 'c3' as"):
+            play_through(referee_game(stubborn, stubborn, Rules.go(5, "chinese"), 0, np.random.default_rng(0)))
 
 
 def test_an_engine_that_cannot_start_is_a_clear_error() -> None:

@@ -14,9 +14,10 @@ from engine.formats.sgf import load_sgf_file
 from engine.search.evaluator import RolloutEvaluator
 from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
 from training.baselines import random_move
-from training.match import Agent, MatchConfig, MatchResult, make_agent, play_match
+from training.match import MatchConfig, make_agent, play_match
+from training.players import Agent
 from training.settings import replace_paths
-from training.stats import elo_difference, elo_interval, wilson_interval
+from training.stats import MatchResult, elo_difference, elo_interval, wilson_interval
 
 
 def test_wilson_interval_matches_published_values() -> None:

@@ -1,7 +1,7 @@
 """Renju matches replayed through the rules core: our black never plays a forbidden point.
 
 The same check runs on any match's SGF output: ``engine check-games SGF_DIR --rules renju``
-(``benchmarks/gomoku_run.sh`` runs it after every renju match).
+(``experiments/gomoku15/run.sh`` runs it after every renju match).
 """
 
 from __future__ import annotations

@@ -16,14 +16,13 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 from engine import Rules
 from training.cluster.inference import RemoteEvaluator, actor_evaluator, describe_evaluator, process_cpu_seconds
-from training.selfplay import FinishedGame, SelfPlayConfig, SelfPlaySummary, play_games
+from training.selfplay import FinishedGame, SelfPlayConfig, SelfPlaySummary, play_games, share_config, timed_selfplay
 
-__all__ = ["GameTickets", "SelfPlayWorker", "lease_seed"]
+__all__ = ["GameTickets", "SelfPlayWorker"]
 
 
 class GameTickets:
@@ -51,11 +50,6 @@ class GameTickets:
 
     def remaining(self) -> int:
         return self.left
-
-
-def lease_seed(config: SelfPlayConfig, lease: int) -> SelfPlayConfig:
-    """The config a lease plays with: its own seed, so that no two leases play the same games."""
-    return config if config.seed is None else replace(config, seed=config.seed + 7919 * (lease + 1))
 
 
 class _Handoff:
@@ -99,7 +93,7 @@ class SelfPlayWorker:
 
         def run() -> None:
             try:
-                play_games(self.evaluator, self.rules, self.model, lease_seed(self.config, lease), 1 << 62,
+                play_games(self.evaluator, self.rules, self.model, share_config(self.config, lease), 1 << 62,
                            _Handoff(items, wants_sgf), more=lambda: ray.get(tickets.take.remote(lease)))
             except BaseException as error:  # noqa: BLE001 -- raised again in the generator, to the driver
                 items.put(error)
@@ -115,10 +109,8 @@ class SelfPlayWorker:
             self.reported = now
 
     def bench(self, lease: int, warm_up: float, seconds: float) -> SelfPlaySummary:
-        """``engine bench selfplay``'s timed window, played here (see :func:`training.bench.timed_selfplay`)."""
-        from training.bench import timed_selfplay
-
-        return timed_selfplay(self.evaluator, self.rules, self.model, lease_seed(self.config, lease), warm_up,
+        """``engine bench selfplay``'s timed window, played here (see :func:`training.selfplay.timed_selfplay`)."""
+        return timed_selfplay(self.evaluator, self.rules, self.model, share_config(self.config, lease), warm_up,
                               seconds, self.evaluator.clear_cache)
 
     def describe(self) -> dict[str, Any]:

@@ -6,8 +6,8 @@ One model file per rules family at most, named here: ``go``, ``gomoku-freestyle`
 (black's forbidden points change what a good move is, so renju gets its own
 network). :func:`bundled_model` is what the front ends use when no ``--model``
 is given, for the rules in play; where nothing ships for them they play without
-a network. How each file was made (data, command, held-out accuracy, strength)
-is in the README's *Bundled network* and, for Gomoku, *Training* › *Gomoku*.
+a network. How each file was made (data, recipe, compute, strength) is in its
+model card, docs/models/NAME.md.
 """
 
 from __future__ import annotations

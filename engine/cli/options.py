@@ -1,0 +1,148 @@
+"""What the commands share: the options that name a network and say how it runs, and the report.
+
+Every option is defined once here; a command picks the ones it takes. The
+choices come from the library (``engine.nn.config``: a module that imports
+nothing heavy), so a new runtime or dtype needs no edit here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from engine.nn.config import DTYPES, RUNTIMES, TORCH_RUNTIMES
+
+__all__ = ["GAMES", "Decorator", "stack", "device_option", "dtype_option", "threads_option", "runtime_option",
+           "runtime_options", "network_options", "seed_option", "json_option", "log_level_option", "ray_options",
+           "ray_layout", "evaluator_options", "report", "note", "fail"]
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+"""An option, or several stacked: what a command function is decorated with."""
+
+GAMES = click.Choice(["go", "gomoku"])
+
+
+def stack(*options: Decorator) -> Decorator:
+    """The options as one decorator, listed in ``--help`` in the order given."""
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
+
+
+device_option = click.option("--device", default=None, help="cpu, cuda, mps [default: cuda, then mps, else cpu].")
+"""``--device`` (``EvaluatorOptions.device``)."""
+
+dtype_option = click.option(
+    "--dtype", type=click.Choice(DTYPES), default="auto", show_default=True,
+    help="The network's arithmetic. auto: bf16 where the hardware has it natively, else fp32. int8: the residual "
+         "blocks quantized, on the cpu, eager (about twice bf16's speed on big networks such as Leela Zero's).")
+"""``--dtype`` (``EvaluatorOptions.dtype``)."""
+
+
+def threads_option(default: int | None = None) -> Decorator:
+    """``--threads``: the process's CPU threads for the network (torch's, or numpy's BLAS under the numpy runtime)."""
+    why = ("; more can help on an idle many-core machine, while one does not collapse when another program takes a "
+           "core" if default == 1 else " [default: every core]; 1 can be faster when other work shares them")
+    return click.option("--threads", type=click.IntRange(1), default=default, show_default=default is not None,
+                        help=f"CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy){why}.")
+
+
+def runtime_option(numpy: bool = False, default: str = "auto") -> Decorator:
+    """``--runtime`` (``EvaluatorOptions.runtime``): torch's runtimes, and with ``numpy`` the numpy forward pass."""
+    extra = " numpy: float32 on the cpu without torch (about 220 MB less memory, a slower network)." if numpy else ""
+    return click.option("--runtime", type=click.Choice(RUNTIMES if numpy else TORCH_RUNTIMES), default=default,
+                        show_default=True,
+                        help="compile: torch.compile (10-25 s once per process; a front end answers eagerly until "
+                             "it is ready); eager; auto: compile on a cpu, eager on a gpu." + extra)
+
+
+def runtime_options(numpy: bool = False, runtime: str = "auto", threads: int | None = None) -> Decorator:
+    """--device, --dtype, --runtime, --threads: how a network runs (``EvaluatorOptions``, and the process's
+    threads, which the command sets through :mod:`engine.cli.process`)."""
+    return stack(device_option, dtype_option, runtime_option(numpy, runtime), threads_option(threads))
+
+
+network_options = stack(
+    click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
+                 help="A model file; otherwise a random network of --blocks x --filters."),
+    click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks."),
+    click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer."))
+"""--model, --blocks, --filters of the benchmarks: a model file, or a random network of that size (speed does not
+depend on the weights)."""
+
+
+def seed_option(default: int | None = 0, help_text: str | None = None) -> Decorator:
+    """``--seed``: what makes a command's randomness repeatable."""
+    return click.option("--seed", type=int, default=default, show_default=default is not None, help=help_text)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+"""``--json``: :func:`report` prints the result as one JSON object rather than a line of text."""
+
+log_level_option = click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+                                default="info", show_default=True, help="Diagnostics on stderr.")
+"""``--log-level`` of the front ends (:func:`engine.cli.process.setup_logging`)."""
+
+
+def _ray_target(_ctx: click.Context, _param: click.Parameter, target: str | None) -> str | None:
+    """``--ray local`` binds the loopback address only (Ray reads that setting from the environment at import)."""
+    if target == "local":
+        from engine.cli.process import bind_ray_to_loopback
+
+        bind_ray_to_loopback()
+    return target
+
+
+ray_options = stack(
+    click.option("--ray", "ray_target", default=None, metavar="auto|local|ADDRESS", callback=_ray_target,
+                 help="Run on a Ray cluster: local (this machine), auto (the cluster this machine is in) "
+                      "or a head node's address (pip install -e \".[ray]\")."),
+    click.option("--actors", "ray_actors", type=click.IntRange(1), default=None,
+                 help="With --ray: self-play actors per node [default: one per CPU the node's "
+                      "inference actors leave]."),
+    click.option("--inference", "ray_inference", type=click.Choice(["auto", "server", "actor"]),
+                 default="auto", show_default=True,
+                 help="With --ray: where the network runs. server: in inference actors that the "
+                      "self-play actors feed (one per GPU, one per CPU-only node); actor: in every "
+                      "self-play actor (--threads torch threads each, default 1); auto: servers on GPU "
+                      "nodes, in-actor on CPU-only nodes, where the network is most of the work and "
+                      "batching gains little, so a server would leave the actors' cores idle."))
+"""``--ray auto|local|ADDRESS``, ``--actors N`` and ``--inference``: self-play and inference actors on a Ray cluster
+(:func:`ray_layout`)."""
+
+
+def ray_layout(actors: int | None, inference: str, threads: int | None) -> Any:
+    """The :class:`~training.cluster.pool.Layout` of :data:`ray_options` (``threads``: each CPU network's)."""
+    from training.cluster.pool import Layout
+
+    return Layout(actors_per_node=actors, threads=threads, inference=inference)
+
+
+def evaluator_options(device: str | None, dtype: str, runtime: str, threads: int | None, seed: int | None) -> Any:
+    """The options of :func:`runtime_options` as EvaluatorOptions with a random symmetry per evaluation (self-play,
+    matches); sizes this process's torch threads."""
+    from engine import EvaluatorOptions
+    from engine.cli.process import set_torch_threads
+
+    set_torch_threads(threads)
+    return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
+
+
+def report(result: dict[str, Any], as_json: bool, text: str) -> None:
+    """The result on stdout: one JSON object with ``--json``, else a line (or lines) of text."""
+    click.echo(json.dumps(result, sort_keys=True) if as_json else text)
+
+
+def note(text: str) -> None:
+    """A note on stderr, beside the progress bars."""
+    click.echo(text, err=True)
+
+
+def fail(error: Exception) -> click.ClickException:
+    """A library error as the command's error message (exit status 1)."""
+    return click.ClickException(str(error))

@@ -1,0 +1,241 @@
+"""``engine gtp``, ``engine gomocup`` and ``engine analysis``: the protocol front ends on stdin/stdout.
+
+Only click is imported here; the engine loads when a command runs, so
+``engine gtp --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from engine.cli.options import log_level_option, runtime_options, seed_option, stack
+from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads, setup_logging
+
+if TYPE_CHECKING:
+    from gtp.kata_config import AnalysisConfig
+    from gtp.state import FrontEndConfig
+
+__all__ = ["gtp_command", "gomocup_command", "analysis_command"]
+
+FRONT_END_THREADS = 1
+"""Torch's CPU threads of a front end unless ``--threads`` says otherwise: a GUI engine shares the machine (another
+engine, the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two busy cores
+are several times slower than one (``engine bench genmove --contend`` measures it)."""
+
+
+def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
+    from gtp.state import NETWORK_FREE
+
+    if value is not None and value not in NETWORK_FREE and not Path(value).is_file():
+        raise click.BadParameter(f"{value!r} is not a model file (give a path, {' or '.join(map(repr, NETWORK_FREE))})")
+    return value
+
+
+def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
+    """``--model`` as FrontEndConfig's ``model``, ``network_free`` and ``bundled``: the file given; or, without
+    one, the network bundled for the rules in play, pure MCTS with random playouts where none ships; or
+    ``(None, name, False)`` for a name of ``NETWORK_FREE``."""
+    from gtp.state import NETWORK_FREE
+
+    if model in NETWORK_FREE:
+        return None, model, False
+    return model, "rollouts", model is None
+
+
+def _engine_options(runtime: str) -> Any:
+    """Options both front ends share: the model, the search limits and the hardware; ``runtime`` is the default
+    of ``--runtime``."""
+    return stack(
+        click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
+                     help="Model file [default: the network bundled for the rules in play; where none ships, "
+                          "'rollouts']; "
+                          "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
+                          "no value (very weak)."),
+        click.option("--visits", type=click.IntRange(min=1), default=None,
+                     help="Search visits per move (default 800 unless --time is given)."),
+        click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="Seconds per move instead of a visit count; a time control set by the controller "
+                          "can only lower it."),
+        click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
+                     help="Positions per network evaluation."),
+        runtime_options(numpy=True, runtime=runtime, threads=FRONT_END_THREADS),
+        seed_option(None, "Seed for repeatable searches and ownership estimates."),
+        log_level_option)
+
+
+def _check_limits(visits: int | None, seconds: float | None) -> None:
+    if visits is not None and seconds is not None:
+        raise click.UsageError("give --visits or --time, not both")
+
+
+def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
+                      device: str | None, dtype: str, runtime: str, seed: int | None, **own: Any) -> FrontEndConfig:
+    """The FrontEndConfig the options describe: the limits go to the player, the hardware to the evaluator.
+
+    Neither ``--visits`` nor ``--time``: the player's default visits. ``own`` are the
+    config's own fields (size, rules, komi).
+    """
+    from engine import EvaluatorOptions, PlayerConfig, SearchConfig
+    from gtp.state import FrontEndConfig
+
+    search = SearchConfig(batch_size=batch)
+    player = (PlayerConfig(search=search, threat_guard=True) if visits is None and seconds is None
+              else PlayerConfig(visits=visits, seconds=seconds, search=search, threat_guard=True))
+    model, network_free, bundled = _resolve_model(model)
+    return FrontEndConfig(model=model, network_free=network_free, bundled=bundled, game=game, player=player,
+                          seed=seed, evaluator=EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed),
+                          **own)
+
+
+def _size_threads(config: FrontEndConfig, threads: int) -> None:
+    """Torch's thread pool is the process's, so the command sizes it, and only when a torch network may run (a
+    bundled one for any of the game's rules families counts; the numpy runtime's threads are BLAS's)."""
+    from engine import Rules
+
+    if config.evaluator.runtime == "numpy":
+        return
+    families = [Rules.go()] if config.game == "go" else [Rules.gomoku(), Rules.gomoku(variant="renju")]
+    if any(config.model_for(rules) is not None for rules in families):
+        set_torch_threads(threads)
+
+
+@click.command("gtp")
+@click.option("--game", type=click.Choice(["go", "gomoku"]), default="go", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size (default 19 for Go, 15 Gomoku).")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules preset or string, e.g. chinese, japanese, 'tromp-taylor komi=7', freestyle, standard.")
+@click.option("--komi", type=float, default=None, help="Komi (default: the rules preset's).")
+@click.option("--ponder/--no-ponder", default=False, show_default=True,
+              help="After its own move, search on the opponent's time until the next command; the next genmove "
+                   "reuses the tree (and its visit limit counts those visits).")
+@_engine_options(runtime="auto")
+def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
+                model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
+                dtype: str, threads: int, runtime: str, seed: int | None, log_level: str) -> None:
+    """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
+
+    Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
+    GoGui extensions: live analysis (lz-analyze, kata-analyze, analyze and
+    the genmove_analyze variants), time controls, GoGui's analyze and ruler
+    commands. See docs/gtp.md for the full list.
+    """
+    _check_limits(visits, seconds)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
+    from engine import RulesError
+    from gtp.commands import serve
+
+    config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
+                               rules=rules_text, komi=komi, ponder=ponder)
+    try:
+        config.initial_rules()
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from exc
+    _size_threads(config, threads)
+    serve(config, sys.stdin.buffer, sys.stdout.buffer)
+    exit_at_once()
+
+
+@click.command("gomocup")
+@_engine_options(runtime="numpy")
+def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
+                    dtype: str, threads: int, runtime: str, seed: int | None, log_level: str) -> None:
+    """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
+
+    The board size comes with START; INFO rule 1 selects exactly-five
+    (standard) rules, 4 renju, otherwise five or more win (freestyle). Times from INFO
+    (timeout_turn, timeout_match, time_left) limit each move. The network runs
+    on numpy by default (--runtime numpy): Gomocup limits a brain's memory
+    (350 MB in its 2024 fast games) and importing torch alone takes 220 MB.
+    """
+    _check_limits(visits, seconds)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
+    from gtp.gomocup import play_gomocup
+
+    config = _front_end_config(model, "gomoku", visits, seconds, batch, device, dtype, runtime, seed)
+    _size_threads(config, threads)
+    play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
+    exit_at_once()
+
+
+@click.command("analysis")
+@click.option("-model", "--model", "model", default=None, callback=_check_model, metavar="PATH",
+              help="Model file [default: the bundled Go network].")
+@click.option("-config", "--config", "config_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="KataGo analysis config (key = value lines); the keys that map onto the engine's are used.")
+@click.option("-override-config", "--override-config", "overrides", default="", metavar="K1=V1,K2=V2",
+              help="Config keys set on top of the config file.")
+@click.option("-analysis-threads", "--analysis-threads", "analysis_threads", type=click.IntRange(1, 16384),
+              default=None, help="Positions searched at once (numAnalysisThreads); their leaves share network calls.")
+@click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
+              help="When stdin closes, stop at once instead of finishing the queued queries.")
+@runtime_options(numpy=True)
+@seed_option(None, "Seed of the network's random symmetries (nnRandomize).")
+@log_level_option
+def analysis_command(model: str | None, config_path: str | None, overrides: str, analysis_threads: int | None,
+                     quit_without_waiting: bool, device: str | None, dtype: str, threads: int | None, runtime: str,
+                     seed: int | None, log_level: str) -> None:
+    """Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batch analysis of game collections).
+
+    Accepts KataGo's command line (single or double dashes), so that a program
+    that starts `katago analysis -model M -config C` can start `engine analysis`
+    instead. One JSON query per line; one JSON response per analysed turn.
+    """
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
+    from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, parse_overrides, read_config
+
+    try:
+        settings = read_config(config_path) if config_path is not None else {}
+        settings.update(parse_overrides(overrides))
+        config, unknown = apply_settings(AnalysisConfig(), settings)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if unknown:
+        logging.getLogger(__name__).warning("config keys with no meaning here, ignored: %s", ", ".join(unknown))
+    if analysis_threads is not None:
+        config = replace(config, analysis_threads=analysis_threads)
+    config = replace(config, evaluator=replace(config.evaluator, device=device, dtype=dtype, runtime=runtime,
+                                                           seed=seed))
+    path, _, bundled = _resolve_model(model)  # a Go network ships: only 'uniform' or 'rollouts' leave none
+    if bundled:
+        from engine import bundled_model
+
+        found = bundled_model("go")
+        path = None if found is None else str(found)
+    if path is not None and config.evaluator.runtime != "numpy":
+        set_torch_threads(threads)
+    _serve_analysis(config, path, quit_without_waiting)
+
+
+def _serve_analysis(config: AnalysisConfig, model: str | None, quit_without_waiting: bool) -> None:
+    """Load the network (a failure ends the command before any input is read), then serve stdin/stdout."""
+    from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info
+    from gtp.kata_session import AnalysisSession
+
+    size = 19
+    if model is not None:
+        try:
+            size = read_info(model).board_size or size  # a network for one board size warms up on that size
+        except (EngineError, ValueError, OSError):
+            pass  # another format: load_evaluator says whether it can read it
+
+    def evaluator_for(rules: Rules) -> Evaluator:
+        return load_evaluator(rules, model, config.evaluator)
+
+    try:
+        rules = Rules.go(size)
+        evaluator = evaluator_for(rules)
+        Search(Game(rules), evaluator).run(2)  # loads the network and compiles the search kernels
+    except (EngineError, ValueError, OSError) as exc:
+        raise click.ClickException(f"cannot load model {model}: {exc}") from exc
+    logging.getLogger(__name__).info("analysis engine ready: %s (%r), %d positions at a time",
+                                     model or "uniform priors", evaluator, config.concurrent)
+    AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting).run()

@@ -1,0 +1,25 @@
+# Keeping a run's folders in the repository, so that a run that stops on one machine goes on on another:
+# sourced by go9-selfplay/run.sh, gomoku15/run.sh and strength/run.sh. A folder of SGF games is kept as one
+# compressed archive beside it (NAME-sgf.tar.gz); everything else as it is.
+
+keep_folder() {  # $1: a work folder (e.g. matches), $2: where to keep it; files being written (*.part) are left out
+    [ -d "$1" ] || return 0
+    mkdir -p "$2"
+    (cd "$1" && tar -cf - --exclude='*.sgf' --exclude='*.part' .) | (cd "$2" && tar -xf -)
+    find "$2" -type d -empty -delete
+    (cd "$1" && find . -type f -name '*.sgf' -printf '%h\n' | sort -u) | while read -r folder; do
+        mkdir -p "$2/$(dirname "$folder")"
+        (cd "$1/$(dirname "$folder")" && find "$(basename "$folder")" -maxdepth 1 -name '*.sgf' -printf '%p\n' \
+            | sort | tar -czf "$2/$folder-sgf.tar.gz" --owner=0 --group=0 --mtime=@0 -T -)
+    done
+}
+
+restore_folder() {  # $1: a kept folder, $2: the work folder; what the work folder has already stays
+    [ -d "$1" ] || return 0
+    mkdir -p "$2"
+    cp -rn "$1/." "$2/"
+    find "$2" -name '*-sgf.tar.gz' | while read -r archive; do
+        tar -xzkf "$archive" -C "$(dirname "$archive")" 2>/dev/null || true
+        rm "$archive"
+    done
+}
