@@ -26,12 +26,20 @@ Caro (rule bit 8) is refused with an ``ERROR`` line and the rules stay as
 they were. The engine colour follows the stones: black moves
 when both have as many stones. Each move's time is the smaller of the turn
 limit and an even share of the match time left, less a lag buffer.
+
+A brain always answers a move: it never resigns (the protocol has no
+resignation), and in a lost position it plays its best defence. Where the
+rules leave it no move at all (the game is over: the opponent made five or
+the board is full; renju's black has only forbidden points, where the renju
+rules let it pass) it answers ``-1,-1``, a pass as Rapfi's protocol
+extension writes it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from importlib import metadata
 from typing import BinaryIO
 
@@ -46,6 +54,8 @@ __all__ = ["GomocupBrain", "play_gomocup"]
 
 log = logging.getLogger(__name__)
 
+PASS = "-1,-1"
+"""The answer where the rules leave the brain no move."""
 _POINT = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*$")
 _BOARD_LINE = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d)\s*$")
 EXACT_FIVE, CONTINUOUS, RENJU, CARO = 1, 2, 4, 8
@@ -59,7 +69,7 @@ class GomocupBrain:
     """One brain session over binary streams."""
 
     def __init__(self, config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO) -> None:
-        self.state = EngineState(config)
+        self.state = EngineState(replace(config, player=replace(config.player, resign_threshold=None)))
         self.state.start(background=True)
         self._stdin, self._stdout = stdin, stdout
         self.variant = "freestyle"
@@ -161,13 +171,13 @@ class GomocupBrain:
         return f"{x},{y}"
 
     def _move(self) -> str:
-        """Choose, play and name the engine's move for the side to move."""
+        """Choose, play and name the engine's move for the side to move (:data:`PASS` where it has none)."""
         state = self.state
         color = state.game.to_play
+        if not state.game.legal_mask().any():
+            return PASS
         state.time_cap = self.turn_limit
         answer = state.generate(color)
-        if answer in ("resign", "pass"):
-            raise GomocupError("no move: the game is over")
         return self._text(state.action(answer))
 
     def _begin(self, rest: str) -> str:

@@ -167,8 +167,10 @@ class Player:
     def _pick(self, game: Game, result: SearchResult) -> int:
         legal = game.legal_mask()
         pass_action = game.rules.pass_action
-        if result.visits.sum() <= 0:
-            return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
+        if result.visits.sum() <= 0:   # a search stopped before any child was visited: the best prior
+            if not legal.any():
+                return pass_action
+            return int(np.argmax(np.where(legal, result.priors.astype(np.float64), -1.0)))
         ends = game.position.passes > 0  # the opponent passed: a pass now ends the game
         judged = self._judge_pass(game, ends, result) if ends else None
         if judged is not None and judged[0] > 0:
