@@ -217,7 +217,7 @@ class GomocupBrain:
                 raise GomocupError(f"bad field {field} in BOARD line {line!r}")
         if len(set(own + theirs)) != len(own) + len(theirs):
             raise GomocupError("BOARD names a point twice")
-        me = Color.BLACK if len(own) <= len(theirs) else Color.WHITE
+        me = Color.WHITE if len(own) < len(theirs) else Color.BLACK   # black moves first
         stones = np.zeros(self.state.rules.num_points, np.int8)
         stones[own], stones[theirs] = me, me.opponent
         self.state.new_game(game=Game.from_board(self.state.rules, stones, me))

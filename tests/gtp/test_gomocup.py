@@ -77,9 +77,26 @@ def test_board_then_the_winning_move() -> None:
 
 
 def test_board_colour_follows_the_stone_counts() -> None:
-    """One own stone and two of the opponent's: the engine is white, black's four must be blocked."""
+    """Three own stones and four of the opponent's: the engine is white, black's four must be blocked."""
     out = brain_answers("START 15\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n9,9,1\n10,10,1\n12,12,1\nDONE\n")
     assert out == ["OK", "4,0"]
+
+
+def test_board_with_one_stone_fewer_plays_white_under_renju() -> None:
+    """Renju: five own stones to the opponent's six make the brain white, for whom six in a row wins (it would
+    be an overline, forbidden, for black)."""
+    position = """
+        X . X . X . X . X . X . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . O O O . O O . . . . . .
+    """ + ". . . . . . . . . . . . . . .\n" * 7
+    out = brain_answers(f"INFO rule 4\nSTART 15\n{board_command(position, WHITE)}", gomocup_config(visits=50))
+    assert out == ["OK", "6,7"]
 
 
 def test_errors_unknown_and_sizes() -> None:
