@@ -210,7 +210,9 @@ class EngineState:
                 log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
-            result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
+            visits = 2 * self.config.player.search.batch_size
+            result = self._player.analyse(game, visits=visits)
+            self._player.rehearse(self.rules, visits)   # no kernel compiles during a timed move
             if self.rules.game == "go":
                 self.network_ownership = result.ownership is not None
                 if model is not None and (result.ownership is None or result.score_mean is None):

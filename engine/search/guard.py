@@ -13,7 +13,9 @@ reads as level, and a search on its priors walks into them. :func:`guarded_moves
   those stops it the search goes on as usual, the game being lost to best play anyway.
 
 What it costs: two threat searches a move, and one for each candidate in a threatened position
-(``benchmarks/gomoku_tactics.py --time`` times it).
+(``benchmarks/gomoku_tactics.py --time`` times it). Each threat search is bounded by its threat budget
+(tenths of a second at most on a loaded machine), not by the clock: under a :class:`Deadline` the reading
+stops between threat searches once it passes, and what was proved by then stands.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from engine.core.dispatch import VARIANT, WIN_LENGTH, pack_rules
 from engine.core.game import Game
 from engine.core.threats import vct, winning_points
 from engine.core.types import opponent
+from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 
 __all__ = ["VCT_DEPTH", "VCT_BUDGET", "CANDIDATES", "victory_point", "defences", "guarded_moves"]
@@ -52,11 +55,16 @@ def victory_point(game: Game, color: int, *, depth: int = VCT_DEPTH, budget: int
     return int(geo.point_action[point]) if point >= 0 else -1
 
 
+def _out_of_time(deadline: Deadline | None) -> bool:
+    return deadline is not None and deadline.passed
+
+
 def defences(game: Game, actions: Iterable[int] | None = None, *, depth: int = VCT_DEPTH,
-             budget: int = VCT_BUDGET) -> list[int]:
+             budget: int = VCT_BUDGET, deadline: Deadline | None = None) -> list[int]:
     """Of ``actions`` (default: every legal move), the moves of the side to move after which the opponent
     has no victory by threats. A four of ours only delays: the opponent stops it, and what counts is whether
-    its threat is still there (a four that also blocks, or whose stop does, is a defence)."""
+    its threat is still there (a four that also blocks, or whose stop does, is a defence). Once ``deadline``
+    passes the remaining actions are not read: the defences among those read so far."""
     geo, spec = geometry(game.rules.size), pack_rules(game.rules)
     stones = game.position.cells[STONES]
     mover = int(game.position.info[TO_PLAY])
@@ -65,6 +73,8 @@ def defences(game: Game, actions: Iterable[int] | None = None, *, depth: int = V
     fives = np.empty(2, np.int64)
     found = []
     for action in actions:
+        if _out_of_time(deadline):
+            break
         board = stones.copy()
         board[geo.action_point[action]] = mover
         if winning_points(board, geo.width, geo.action_point, mover, spec[WIN_LENGTH], spec[VARIANT], fives) == 1:
@@ -74,11 +84,12 @@ def defences(game: Game, actions: Iterable[int] | None = None, *, depth: int = V
     return found
 
 
-def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH,
-                  budget: int = VCT_BUDGET) -> np.ndarray | None:
+def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH, budget: int = VCT_BUDGET,
+                  deadline: Deadline | None = None) -> np.ndarray | None:
     """``bool[N*N+1]``: the root moves to search in a Gomoku ``game``, or None for every legal one (no
-    victory by threats is in sight, the game is Go or over, or nothing found stops the opponent's)."""
-    if game.rules.game != "gomoku" or game.is_over:
+    victory by threats is in sight, the game is Go or over, nothing found stops the opponent's, or
+    ``deadline`` passed before anything was proved)."""
+    if game.rules.game != "gomoku" or game.is_over or _out_of_time(deadline):
         return None
     mover = int(game.position.info[TO_PLAY])
     allowed = np.zeros(game.rules.num_actions, dtype=bool)
@@ -86,6 +97,8 @@ def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH,
     if win >= 0:
         allowed[win] = True
         return allowed
+    if _out_of_time(deadline):
+        return None
     threat = victory_point(game, opponent(mover), depth=depth, budget=budget)
     if threat < 0:
         return None
@@ -94,5 +107,5 @@ def guarded_moves(game: Game, evaluator: Evaluator, *, depth: int = VCT_DEPTH,
     ranked = np.argsort(-priors, kind="stable")[:CANDIDATES]
     first = [threat] if legal[threat] else []   # renju may forbid black the key point
     allowed[defences(game, first + [int(a) for a in ranked if a != threat and priors[a] > 0],
-                     depth=depth, budget=budget)] = True
+                     depth=depth, budget=budget, deadline=deadline)] = True
     return allowed if allowed.any() else None

@@ -9,14 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from engine import BLACK, WHITE, EvaluatorOptions, PlayerConfig, SearchConfig
-from engine.formats.diagram import parse_diagram
+from engine import BLACK, WHITE
 from engine.nn.networks import bundled_model
 from gtp.gomocup import PASS, GomocupBrain
 from gtp.state import FrontEndConfig
-from tests.gtp.helpers import front_end_config
+from tests.gtp.helpers import board_command, front_end_config, gomocup_config
 from training.models import BootstrapConfig, bootstrap
 
 POINT = re.compile(r"^(\d+),(\d+)$")
@@ -34,22 +31,6 @@ def brain_answers(text: str, config: FrontEndConfig | None = None, **options: An
     brain = GomocupBrain(config, io.BytesIO(text.encode()), out)
     brain.run()
     return out.getvalue().decode().splitlines()
-
-
-def gomocup_config(visits: int, seed: int = 1) -> FrontEndConfig:
-    """The config of ``engine gomocup --visits V --batch 8 --seed S``: the bundled networks on numpy, the threat
-    guard on."""
-    return FrontEndConfig(game="gomoku", bundled=True, seed=seed,
-                          evaluator=EvaluatorOptions(runtime="numpy", seed=seed),
-                          player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=8), threat_guard=True))
-
-
-def board_command(diagram: str, me: int) -> str:
-    """``BOARD`` ... ``DONE`` for a diagram (``X`` black, ``O`` white, top row first: row ``y``), ``me`` the
-    brain's colour."""
-    stones = parse_diagram(diagram)
-    lines = [f"{x},{y},{1 if color == me else 2}\n" for (y, x), color in np.ndenumerate(stones) if color]
-    return "BOARD\n" + "".join(lines) + "DONE\n"
 
 
 def _point(answer: str, size: int) -> tuple[int, int]:
