@@ -15,8 +15,8 @@ point: column ``x`` from the left, row ``y`` from the top, both from 0):
 ``PLAY x,y``       play this as the engine's move -> ``x,y``
 ``INFO key value`` no answer: ``timeout_turn``, ``timeout_match``,
                    ``time_left`` (milliseconds, 0: none / as fast as
-                   possible), ``rule`` (bit 1: exactly five wins,
-                   bit 4: renju)
+                   possible), ``max_memory`` (bytes, 0: none), ``rule``
+                   (bit 1: exactly five wins, bit 4: renju)
 ``ABOUT``          ``name="engine", version="..."``
 ``END``            exit, no answer
 =================  =====================================================
@@ -255,6 +255,8 @@ class GomocupBrain:
         elif key == "time_left" and self.match_time is not None:
             for color in (BLACK, WHITE):
                 self.state.time.time_left(color, max(0, number) / 1000, 0)
+        elif key == "max_memory":
+            self.state.limit_memory(number if number > 0 else None)
         elif key == "rule":
             return self._rule(number)
         return ""

@@ -51,7 +51,17 @@ from engine.search.tree import (
     select_leaves,
 )
 
-__all__ = ["SearchConfig", "SearchResult", "Search"]
+__all__ = ["SearchConfig", "SearchResult", "Search", "NODE_BYTES", "nodes_within"]
+
+
+NODE_BYTES = 4 * (INT_ROWS + FLOAT_ROWS)
+"""Bytes a node takes in the tree's arrays."""
+
+
+def nodes_within(max_bytes: int) -> int:
+    """The largest ``SearchConfig.capacity`` whose tree stays within ``max_bytes`` at its peak, when moving the
+    root to a child holds the old arrays, the new ones and an index (8 bytes a node) at once."""
+    return max(0, max_bytes) // (2 * NODE_BYTES + 8)
 
 
 ROLLOUT_C_PUCT = 5.0

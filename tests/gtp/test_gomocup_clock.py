@@ -1,4 +1,4 @@
-"""The Gomocup brain's clock is a hard limit: every answer comes within the turn limit and the match time left,
+"""The Gomocup brain keeps its limits: every answer comes within the turn limit and the match time left,
 the threat guard's reading and the first move of a process included, and the search tree within ``max_memory``.
 
 Each test fails on any late answer. The margins are the brain's own (its lag buffer): a machine so loaded that
@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from engine import BLACK, WHITE
 from gtp.gomocup import GomocupBrain
@@ -171,3 +173,37 @@ def test_the_first_move_of_a_process_compiles_nothing_and_is_on_time() -> None:
     assert answer.count(",") == 1 and answer != "-1,-1"
     assert int(compiled) == 0, f"{compiled} kernels compiled during the first move"
     assert float(seconds) < TURN_LIMIT_MS / 1000
+
+
+def _peak_memory(pid: int) -> int:
+    """A process's peak resident memory (``VmHWM``) in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory from /proc")
+def test_max_memory_bounds_the_search_tree() -> None:
+    """Uniform priors fill a tree fast (hundreds of MB in a few seconds): under ``INFO max_memory`` the brain's
+    peak memory stays below the limit, and the move still comes in time."""
+    limit = 260 * 2 ** 20
+    brain = subprocess.Popen([sys.executable, "-c", "from engine.cli import main; main()", "gomocup", "--model",
+                              "uniform", "--visits", "100000000"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, bufsize=1, cwd=Path(__file__).parents[2])
+    assert brain.stdin is not None and brain.stdout is not None
+    try:
+        brain.stdin.write(f"START 15\nINFO max_memory {limit}\nINFO timeout_turn 3000\n")
+        brain.stdin.flush()
+        assert brain.stdout.readline().strip() == "OK"
+        started = time.monotonic()
+        brain.stdin.write("BEGIN\n")
+        brain.stdin.flush()
+        answer = brain.stdout.readline().strip()
+        seconds = time.monotonic() - started
+        peak = _peak_memory(brain.pid)
+    finally:
+        brain.kill()
+        brain.wait()
+    assert answer.count(",") == 1 and seconds < 3.0
+    assert peak < limit, f"peak {peak >> 20} MB over the {limit >> 20} MB limit"
