@@ -126,9 +126,14 @@ def test_the_player_guards_the_moves_it_plays_but_not_its_analysis() -> None:
 
 
 def test_a_passed_deadline_stops_the_reading() -> None:
-    """Nothing is read once the deadline passed: every move stays searchable, no defence is proved."""
+    """Nothing is read once the deadline passed: no victory is found, every move stays searchable, no
+    defence is proved."""
     passed = Deadline(time.monotonic())
-    assert guarded_moves(play_stones(FREESTYLE, *DOUBLE_THREE), UniformEvaluator(), deadline=passed) is None
+    double_three = play_stones(FREESTYLE, *DOUBLE_THREE)
+    assert victory_point(double_three, BLACK) == gtp_to_action("J8", 15)
+    assert victory_point(double_three, BLACK, deadline=passed) == -1
+    assert victory_point(double_three, BLACK, deadline=Deadline.after(60.0)) == gtp_to_action("J8", 15)
+    assert guarded_moves(double_three, UniformEvaluator(), deadline=passed) is None
     threatened = play_stones(FREESTYLE, *THREATENED)
     assert defences(threatened, deadline=passed) == []
     assert defences(threatened, [gtp_to_action("J8", 15)], deadline=Deadline.after(60.0)) == [gtp_to_action("J8", 15)]
