@@ -78,6 +78,7 @@ _HOMES = {
     "Search": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",
     "SearchResult": "engine.search.mcts",
+    "nodes_within": "engine.search.mcts",
     # engine.search.ownership
     "black_view": "engine.search.ownership",
     "estimate_ownership": "engine.search.ownership",

@@ -15,8 +15,8 @@ point: column ``x`` from the left, row ``y`` from the top, both from 0):
 ``PLAY x,y``       play this as the engine's move -> ``x,y``
 ``INFO key value`` no answer: ``timeout_turn``, ``timeout_match``,
                    ``time_left`` (milliseconds, 0: none / as fast as
-                   possible), ``rule`` (bit 1: exactly five wins,
-                   bit 4: renju)
+                   possible), ``max_memory`` (bytes, 0: none), ``rule``
+                   (bit 1: exactly five wins, bit 4: renju)
 ``ABOUT``          ``name="engine", version="..."``
 ``END``            exit, no answer
 =================  =====================================================
@@ -26,12 +26,20 @@ Caro (rule bit 8) is refused with an ``ERROR`` line and the rules stay as
 they were. The engine colour follows the stones: black moves
 when both have as many stones. Each move's time is the smaller of the turn
 limit and an even share of the match time left, less a lag buffer.
+
+A brain always answers a move: it never resigns (the protocol has no
+resignation), and in a lost position it plays its best defence. Where the
+rules leave it no move at all (the game is over: the opponent made five or
+the board is full; renju's black has only forbidden points, where the renju
+rules let it pass) it answers ``-1,-1``, a pass as Rapfi's protocol
+extension writes it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from importlib import metadata
 from typing import BinaryIO
 
@@ -46,6 +54,8 @@ __all__ = ["GomocupBrain", "play_gomocup"]
 
 log = logging.getLogger(__name__)
 
+PASS = "-1,-1"
+"""The answer where the rules leave the brain no move."""
 _POINT = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*$")
 _BOARD_LINE = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d)\s*$")
 EXACT_FIVE, CONTINUOUS, RENJU, CARO = 1, 2, 4, 8
@@ -59,7 +69,7 @@ class GomocupBrain:
     """One brain session over binary streams."""
 
     def __init__(self, config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO) -> None:
-        self.state = EngineState(config)
+        self.state = EngineState(replace(config, player=replace(config.player, resign_threshold=None)))
         self.state.start(background=True)
         self._stdin, self._stdout = stdin, stdout
         self.variant = "freestyle"
@@ -161,11 +171,14 @@ class GomocupBrain:
         return f"{x},{y}"
 
     def _move(self) -> str:
-        """Choose, play and name the engine's move for the side to move."""
+        """Choose, play and name the engine's move for the side to move (:data:`PASS` where it has none)."""
         state = self.state
-        action = state.generate(state.game.to_play, time_cap=self.turn_limit)
+        color = state.game.to_play
+        if not state.game.legal_mask().any():
+            return PASS
+        action = state.generate(color, time_cap=self.turn_limit)
         if action is None or action == state.rules.pass_action:
-            raise GomocupError("no move: the game is over")
+            return PASS
         return self._text(action)
 
     def _begin(self, rest: str) -> str:
@@ -205,7 +218,7 @@ class GomocupBrain:
                 raise GomocupError(f"bad field {field} in BOARD line {line!r}")
         if len(set(own + theirs)) != len(own) + len(theirs):
             raise GomocupError("BOARD names a point twice")
-        me = Color.BLACK if len(own) <= len(theirs) else Color.WHITE
+        me = Color.WHITE if len(own) < len(theirs) else Color.BLACK   # black moves first
         stones = np.zeros(self.state.rules.num_points, np.int8)
         stones[own], stones[theirs] = me, me.opponent
         self.state.new_game(game=Game.from_board(self.state.rules, stones, me))
@@ -243,6 +256,8 @@ class GomocupBrain:
         elif key == "time_left" and self.match_time is not None:
             for color in (BLACK, WHITE):
                 self.state.time.time_left(color, max(0, number) / 1000, 0)
+        elif key == "max_memory":
+            self.state.limit_memory(number if number > 0 else None)
         elif key == "rule":
             return self._rule(number)
         return ""

@@ -15,6 +15,8 @@ command fails.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +46,7 @@ from engine import (
     estimate_ownership,
     gtp_to_action,
     load_evaluator,
+    nodes_within,
     playout_ownership,
     stone_status,
 )
@@ -59,6 +62,12 @@ log = logging.getLogger(__name__)
 
 OPEN_ENDED_VISITS = 1 << 30
 """Visit limit of a search that runs until it is stopped or its tree is full (analysis, pondering)."""
+
+MEMORY_RESERVE = 48 * 2 ** 20
+"""Bytes of a memory limit (:meth:`EngineState.limit_memory`) kept for what the process allocates beside the
+tree after the limit is set (another rules' network, the evaluator's batch buffers)."""
+MIN_TREE_MOVES = 64
+"""A memory limit leaves the tree room for at least this many expansions of the whole board."""
 
 NETWORK_FREE = ("rollouts", "uniform")
 """What plays when there is no network (``FrontEndConfig.network_free``)."""
@@ -158,6 +167,18 @@ def parse_float(text: str) -> float:
     return value
 
 
+def _resident_bytes() -> int:
+    """The process's resident memory now (Linux), else its peak so far."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024   # bytes on macOS, KiB elsewhere
+
+
 @dataclass(frozen=True)
 class _Snapshot:
     rules: Rules
@@ -183,6 +204,7 @@ class EngineState:
         self._error: str | None = None
         self._background = BackgroundWarmUp()
         self._playouts_queued = False
+        self._tree_capacity: int | None = None   # nodes, from a memory limit
 
     # ---------------------------------------------------------------- warm-up
     def start(self, background: bool = True) -> None:
@@ -209,7 +231,9 @@ class EngineState:
                 log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
-            result = self._player.analyse(game, visits=2 * self.config.player.search.batch_size)
+            visits = 2 * self.config.player.search.batch_size
+            result = self._player.analyse(game, visits=visits)
+            self._player.rehearse(self.rules, visits)   # no kernel compiles during a timed move
             if self.rules.game == "go":
                 self.network_ownership = result.ownership is not None
                 if model is not None and (result.ownership is None or result.score_mean is None):
@@ -263,7 +287,28 @@ class EngineState:
         config = self.config.player
         if self._rollouts(rules):
             config = replace(config, search=config.search.for_rollouts())
+        if self._tree_capacity is not None:
+            config = replace(config, search=replace(config.search,
+                                                    capacity=min(config.search.capacity, self._tree_capacity)))
         return Player(evaluator, config, seed=self.config.seed)
+
+    def limit_memory(self, max_bytes: int | None) -> None:
+        """Keep the process within ``max_bytes`` of memory (None: no limit) by capping the search tree at what
+        the limit leaves beside the memory the process holds now (less :data:`MEMORY_RESERVE`); the tree
+        starts afresh. A search that fills its tree stops and answers."""
+        self.wait_ready()
+        if max_bytes is None:
+            self._tree_capacity = None
+        else:
+            floor = MIN_TREE_MOVES * self.rules.num_actions
+            nodes = nodes_within(max_bytes - _resident_bytes() - MEMORY_RESERVE)
+            if nodes < floor:
+                log.warning("a memory limit of %d MB leaves the search tree almost no room: it keeps %d nodes",
+                            max_bytes >> 20, floor)
+            self._tree_capacity = max(nodes, floor)
+        self._player = None
+        self._player = self._player_for(self.rules)
+        self._player.new_game()
 
     # -------------------------------------------------------------- snapshot
     def snapshot(self) -> object:

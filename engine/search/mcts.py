@@ -51,7 +51,17 @@ from engine.search.tree import (
     select_leaves,
 )
 
-__all__ = ["SearchConfig", "SearchResult", "Search"]
+__all__ = ["SearchConfig", "SearchResult", "Search", "NODE_BYTES", "nodes_within"]
+
+
+NODE_BYTES = 4 * (INT_ROWS + FLOAT_ROWS)
+"""Bytes a node takes in the tree's arrays."""
+
+
+def nodes_within(max_bytes: int) -> int:
+    """The largest ``SearchConfig.capacity`` whose tree stays within ``max_bytes`` at its peak, when moving the
+    root to a child holds the old arrays, the new ones and an index (8 bytes a node) at once."""
+    return max(0, max_bytes) // (2 * NODE_BYTES + 8)
 
 
 ROLLOUT_C_PUCT = 5.0
@@ -206,6 +216,8 @@ class Search:
         self._no_path = np.zeros(0, dtype=np.int64)
         self._pending = 0
         self._full = False
+        self._growth_seconds = 0.0   # all growths of the tree so far
+        self._last_growth = 0.0      # the latest one
         self._noise_pending = False
         self._forced = False  # this search runs forced playouts (and prunes its target)
         self._gumbel: GumbelRoot | None = None
@@ -312,13 +324,24 @@ class Search:
         larger = min(2 * capacity, self.config.capacity)
         if larger <= capacity:
             return False
+        started = time.perf_counter()
         used = self.nodes
         ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
         floats = np.zeros((FLOAT_ROWS, larger), dtype=np.float32)
         ints[:, :used] = self._ints[:, :used]
         floats[:, :used] = self._floats[:, :used]
         self._ints, self._floats = ints, floats
+        self._last_growth = time.perf_counter() - started
+        self._growth_seconds += self._last_growth
         return True
+
+    def _next_step_seconds(self, last_step: float, last_growth: float) -> float:
+        """What the next step of :meth:`run` may take: the last one's time less the tree's growth in it, and
+        twice the latest growth again where its expansions may not fit the tree (each copies twice as much)."""
+        allocated = self._ints.shape[1]
+        may_grow = allocated < self.config.capacity and \
+            allocated - self.nodes < self.config.batch_size * self.rules.num_actions
+        return last_step - last_growth + (2 * self._last_growth if may_grow else 0.0)
 
     def shape_root(self, *, allowed: np.ndarray | None = None, temperature: float = 1.0) -> None:
         """Analysis settings for the current root (until the root changes): search only the ``allowed``
@@ -539,10 +562,13 @@ class Search:
             noise: bool = False, stop: Callable[[], bool] | None = None,
             progress: Callable[["Search"], None] | None = None, progress_every: float = 0.1) -> SearchResult:
         """Search until the root has ``visits`` visits, ``playouts`` new simulations ran, time ran out,
-        or ``stop()`` says so. ``progress(search)`` is called every ``progress_every`` seconds."""
+        or ``stop()`` says so. ``progress(search)`` is called every ``progress_every`` seconds.
+
+        ``seconds`` is a hard limit but for the first step (one evaluator call): no step begins that would
+        end past it, were it to take as long as the last (and the tree's next growth, when it may grow)."""
         if visits is None and playouts is None and seconds is None:
             raise ValueError("give a visit, playout or time limit")
-        started = last_report = time.perf_counter()
+        started = last_report = now = time.perf_counter()
         done = 0
         if not self.begin(noise, visits):
             return self.result(0.0, 0)
@@ -550,12 +576,14 @@ class Search:
             budget = self.budget(visits, playouts, done)
             if budget <= 0:
                 break
+            step_started, growth = now, self._growth_seconds
             leaves, legal, finished = self.gather(budget)
             if len(leaves):
                 self.complete(self.evaluator.evaluate(leaves, legal))
             done += len(leaves) + finished
             now = time.perf_counter()
-            if seconds is not None and now - started >= seconds:
+            if seconds is not None and now - started + self._next_step_seconds(
+                    now - step_started, self._growth_seconds - growth) >= seconds:
                 break
             if stop is not None and stop():
                 break

@@ -8,6 +8,11 @@ into a loss under area scoring, and back at once when the opponent passed,
 the game is won as it stands and the board is settled), when to capture
 instead (cleanup: stones called dead are taken off the board before the game
 ends) and playing on in a game that two passes ended (GTP knows no end of game).
+
+A move given ``seconds`` is due by one :class:`~engine.search.deadline.Deadline` that the threat guard
+and the search share; whatever is left of the time when the guard stops goes to the search, and a
+search cut short still answers (its most visited move, or the network's favourite where nothing was
+visited).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import numpy as np
 
 from engine.core.game import Game
 from engine.core.ownership import playout_ownership, stone_status
+from engine.core.rules import Rules
 from engine.core.types import Color, GameOverError
+from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
 from engine.search.mcts import Search, SearchConfig, SearchResult
@@ -30,6 +37,8 @@ __all__ = ["PlayerConfig", "Decision", "Player"]
 
 DEAD_STONE_PLAYOUTS = 200
 """Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
+GUARD_SHARE = 0.5
+"""Of a timed move, the share of its time the threat guard may read for (the search has the rest)."""
 
 
 @dataclass(frozen=True)
@@ -87,17 +96,27 @@ class Player:
         self._search = None
         self._resignation.reset()
 
-    def search_for(self, game: Game, *, to_play: bool = False) -> Search:
+    def rehearse(self, rules: Rules, visits: int) -> None:
+        """Search and play two moves of a game under ``rules``, ``visits`` each, as :meth:`choose` does, so that
+        every kernel a move runs is compiled before a timed move needs it: the search's, the rules core's for a
+        move played, the tree's reuse and, in Gomoku, the threat guard's reading of defences (the game starts
+        from a threat white must stop: a double three of black's). The player then starts afresh."""
+        game = _threatened(rules)
+        for _ in range(2):
+            game.play(self.search_for(game, to_play=True).run(visits).best_action)
+        self.new_game()
+
+    def search_for(self, game: Game, *, to_play: bool = False, deadline: Deadline | None = None) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused. ``to_play``:
-        the search chooses a move to play, so the threat guard (``config.threat_guard``) shapes its root;
-        analysis sees every move."""
+        the search chooses a move to play, so the threat guard (``config.threat_guard``) shapes its root,
+        reading until ``deadline`` at most; analysis sees every move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
         if self._search is None or fresh or self._search.rules != game.rules:
             self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
         else:
             self._search.set_game(game)
         if to_play and self.config.threat_guard:
-            allowed = guarded_moves(game, self.evaluator)
+            allowed = guarded_moves(game, self.evaluator, deadline=deadline)
             if allowed is not None:
                 self._search.shape_root(allowed=allowed)
         return self._search
@@ -114,7 +133,8 @@ class Player:
     def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
                stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
                dead: Collection[int] = ()) -> Decision:
-        """Search and decide a move for ``color`` (default: the side to move) without playing it.
+        """Search and decide a move for ``color`` (default: the side to move) without playing it, within
+        ``seconds`` (and ``config.seconds``) from now, the threat guard's reading included.
 
         In a Go game that two passes or the move cap ended the player plays on
         (:meth:`Game.play_on`, on a copy): GTP knows no end of game. In a Gomoku game
@@ -129,8 +149,12 @@ class Player:
             game.play_on()
         cfg = self.config
         seconds = cfg.seconds if seconds is None else (seconds if cfg.seconds is None else min(seconds, cfg.seconds))
-        result = self.analyse(game, visits=cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop,
-                              progress=progress, noise=cfg.noise, to_play=True)
+        deadline = None if seconds is None else Deadline.after(seconds)
+        guard_deadline = None if deadline is None else deadline.share(GUARD_SHARE)
+        search = self.search_for(game, to_play=True, deadline=guard_deadline)
+        seconds = None if deadline is None else deadline.remaining()
+        result = search.run(cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop, progress=progress,
+                            noise=cfg.noise)
         return self.decide(game, result, dead)
 
     @staticmethod
@@ -185,8 +209,10 @@ class Player:
     def _pick(self, game: Game, result: SearchResult) -> int:
         legal = game.legal_mask()
         pass_action = game.rules.pass_action
-        if result.visits.sum() <= 0:
-            return pass_action if legal[pass_action] else int(np.flatnonzero(legal)[0])
+        if result.visits.sum() <= 0:   # a search stopped before any child was visited: the best prior
+            if not legal.any():
+                return pass_action
+            return int(np.argmax(np.where(legal, result.priors.astype(np.float64), -1.0)))
         ends = game.position.passes > 0  # the opponent passed: a pass now ends the game
         judged = self._judge_pass(game, ends, result) if ends else None
         if judged is not None and judged[0] > 0:
@@ -242,3 +268,14 @@ class Player:
         if self.config.remove_dead_stones and ends and np.count_nonzero(owners == 0) > game.rules.size:
             margin = 0.0
         return margin, owners
+
+
+def _threatened(rules: Rules) -> Game:
+    """A Gomoku game where black's next move would make two open threes (white to move), on boards of 9 lines
+    and more; an empty board otherwise."""
+    game = Game(rules)
+    if rules.game == "gomoku" and rules.size >= 9:
+        c = rules.size // 2
+        game.setup(black=[c * rules.size + c - 2, c * rules.size + c - 1, (c - 2) * rules.size + c,
+                          (c - 1) * rules.size + c], to_play=Color.WHITE)
+    return game

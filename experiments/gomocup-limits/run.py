@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from engine import Color, Game, Rules
 from training.match import MatchConfig, make_agent
+from training.piskvork import START_SECONDS, Brain
 from training.players import play_through
 
 TURN_LIMIT_S, MATCH_LIMIT_S, MEMORY_LIMIT_MB = 5.0, 120.0, 350.0
@@ -59,39 +58,14 @@ def peak_rss_mb(pid: int) -> tuple[float, float]:
     return hwm(pid), sum(hwm(p) for p in tree)
 
 
-class Brain:
-    """The brain process: one command line in, its answer lines out (MESSAGE and DEBUG lines skipped)."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def answer(self) -> str:
-        assert self.process.stdout is not None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the brain exited (code {self.process.poll()})")
-            if not line.startswith(("MESSAGE", "DEBUG")):
-                return line.strip()
-
-    def ask(self, line: str) -> tuple[str, float]:
-        started = time.perf_counter()
-        self.send(line)
-        return self.answer(), time.perf_counter() - started
-
-
 def play(args: argparse.Namespace) -> dict[str, Any]:
     rules = Rules.gomoku(args.size, 5, RULE_VARIANTS[args.rule])
     opponent = make_agent(args.opponent, rules, MatchConfig(seed=args.seed))
     seat = opponent.seat()
     seat.new_game(rules, args.seed)
-    brain = Brain([sys.executable, "-c", "from engine.cli import main; main()", "gomocup", *args.engine_args])
-    ok, startup = brain.ask(f"START {args.size}")
+    brain = Brain([sys.executable, "-c", "from engine.cli import main; main()", "gomocup", *args.engine_args],
+                  "engine gomocup")
+    ok, startup = brain.ask(f"START {args.size}", START_SECONDS)
     assert ok == "OK", ok
     for line in (f"INFO timeout_turn {int(TURN_LIMIT_S * 1000)}", f"INFO timeout_match {int(MATCH_LIMIT_S * 1000)}",
                  f"INFO max_memory {int(MEMORY_LIMIT_MB * 2 ** 20)}", f"INFO rule {args.rule}"):
@@ -110,14 +84,14 @@ def play(args: argparse.Namespace) -> dict[str, Any]:
         left_ms = max(0, int((MATCH_LIMIT_S - sum(thinking)) * 1000))
         brain.send(f"INFO time_left {left_ms}")
         assert command is not None
-        reply, seconds = brain.ask(command)
+        reply, seconds = brain.ask(command, TURN_LIMIT_S + 60)
+        assert reply is not None, "the brain said nothing"
         thinking.append(seconds)
         x, y = (int(v) for v in reply.split(","))
         game.play(y * args.size + x)  # the rules core refuses an illegal move (a forbidden one under renju)
         seat.play(ours, y * args.size + x)
     own, tree = peak_rss_mb(brain.process.pid)
-    brain.send("END")
-    brain.process.wait(timeout=30)
+    brain.close()
     outcome = game.outcome()
     assert outcome is not None
     return {"rules": str(rules), "brain": " ".join(["engine gomocup", *args.engine_args]), "brain_color":

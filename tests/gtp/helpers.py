@@ -1,4 +1,4 @@
-"""Running GTP sessions in-process for the tests, and reading what they answer."""
+"""Running GTP sessions in-process for the tests (and Gomocup brains), and reading what they answer."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from engine import EvaluatorOptions, PlayerConfig, SearchConfig
+from engine.formats.diagram import parse_diagram
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
 
@@ -23,6 +26,22 @@ def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None
     is the engine's own fallback."""
     return FrontEndConfig(player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=batch)),
                           evaluator=EvaluatorOptions(seed=seed), seed=seed, network_free=network_free, **fields)
+
+
+def gomocup_config(visits: int, seed: int = 1) -> FrontEndConfig:
+    """The config of ``engine gomocup --visits V --batch 8 --seed S``: the bundled networks on numpy, the threat
+    guard on."""
+    return FrontEndConfig(game="gomoku", bundled=True, seed=seed,
+                          evaluator=EvaluatorOptions(runtime="numpy", seed=seed),
+                          player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=8), threat_guard=True))
+
+
+def board_command(diagram: str, me: int) -> str:
+    """``BOARD`` ... ``DONE`` for a diagram (``X`` black, ``O`` white, top row first: row ``y``), ``me`` the
+    brain's colour."""
+    stones = parse_diagram(diagram)
+    lines = [f"{x},{y},{1 if color == me else 2}\n" for (y, x), color in np.ndenumerate(stones) if color]
+    return "BOARD\n" + "".join(lines) + "DONE\n"
 
 
 def run_session(data: bytes | str, **options: Any) -> str:

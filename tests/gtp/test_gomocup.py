@@ -9,20 +9,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine import BLACK, WHITE
 from engine.nn.networks import bundled_model
-from gtp.gomocup import GomocupBrain
-from tests.gtp.helpers import front_end_config
+from gtp.gomocup import PASS, GomocupBrain
+from gtp.state import FrontEndConfig
+from tests.gtp.helpers import board_command, front_end_config, gomocup_config
 from training.models import BootstrapConfig, bootstrap
 
 POINT = re.compile(r"^(\d+),(\d+)$")
 
 
-def brain_answers(text: str, **options: Any) -> list[str]:
-    options.setdefault("seed", 1)
-    options.setdefault("visits", 200)
-    options.setdefault("batch", 8)
+def brain_answers(text: str, config: FrontEndConfig | None = None, **options: Any) -> list[str]:
+    """The brain's answer lines to ``text``, under ``config``, else :func:`front_end_config`'s with ``options``
+    (seed 1, 200 visits, batches of 8 unless given)."""
+    if config is None:
+        options.setdefault("seed", 1)
+        options.setdefault("visits", 200)
+        options.setdefault("batch", 8)
+        config = front_end_config(game="gomoku", **options)
     out = io.BytesIO()
-    brain = GomocupBrain(front_end_config(game="gomoku", **options), io.BytesIO(text.encode()), out)
+    brain = GomocupBrain(config, io.BytesIO(text.encode()), out)
     brain.run()
     return out.getvalue().decode().splitlines()
 
@@ -52,9 +58,26 @@ def test_board_then_the_winning_move() -> None:
 
 
 def test_board_colour_follows_the_stone_counts() -> None:
-    """One own stone and two of the opponent's: the engine is white, black's four must be blocked."""
+    """Three own stones and four of the opponent's: the engine is white, black's four must be blocked."""
     out = brain_answers("START 15\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n9,9,1\n10,10,1\n12,12,1\nDONE\n")
     assert out == ["OK", "4,0"]
+
+
+def test_board_with_one_stone_fewer_plays_white_under_renju() -> None:
+    """Renju: five own stones to the opponent's six make the brain white, for whom six in a row wins (it would
+    be an overline, forbidden, for black)."""
+    position = """
+        X . X . X . X . X . X . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . . . . . . . . . . . . .
+        . . . O O O . O O . . . . . .
+    """ + ". . . . . . . . . . . . . . .\n" * 7
+    out = brain_answers(f"INFO rule 4\nSTART 15\n{board_command(position, WHITE)}", gomocup_config(visits=50))
+    assert out == ["OK", "6,7"]
 
 
 def test_errors_unknown_and_sizes() -> None:
@@ -123,3 +146,93 @@ def test_engine_gomocup_plays_a_network_without_importing_torch(tmp_path: Path) 
     assert result.returncode == 0, errors
     assert lines[0] == "OK" and POINT.match(lines[1]) and POINT.match(lines[2])
     assert f"network: {model}" in errors and errors.rstrip().endswith("no torch"), errors
+
+
+# ------------------------------------------------------------ always a move
+def test_the_game_where_the_brain_answered_an_error_to_an_open_four() -> None:
+    """Freestyle 15x15, the brain white with the bundled network: black's 7,12 makes an open four on row 12.
+    The game is lost, not over, and a brain has no resignation: it blocks one end. The brain's moves of the
+    game are imposed (TAKEBACK, PLAY) wherever it would choose others, so that its searches see the game's
+    positions one after another, as they did when it resigned."""
+    black = "10,9 10,10 10,11 9,12 8,12 10,12 7,12".split()
+    white = "9,8 9,10 10,8 12,9 11,8 10,13".split()
+    brain = GomocupBrain(gomocup_config(visits=200), io.BytesIO(), io.BytesIO())
+    assert brain.handle("START 15") == "OK"
+    for line in ("BOARD", "11,10,2", "2,14,1", "10,9,2"):
+        assert brain.handle(line) == ""
+    answer = brain.handle("DONE")
+    for ours, theirs in zip(white, black[1:]):
+        if answer != ours:
+            assert brain.handle(f"TAKEBACK {answer}") == "OK"
+            assert brain.handle(f"PLAY {ours}") == ours
+        answer = brain.handle(f"TURN {theirs}")
+    assert answer in ("6,12", "11,12")
+
+
+def test_a_lost_position_gets_a_move() -> None:
+    """Black has an open four on row 1 and a four on the diagonal: whatever white plays, black wins. White
+    still blocks one of them (0,1 or 5,1; the diagonal's one open end is 1,4)."""
+    lost = """
+        . . . . . . . . O
+        . X X X X . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . X . . . . . .
+        O O . X . . . . .
+        O O . . X . . . .
+        O O . . . X . . .
+    """
+    out = brain_answers(f"START 9\n{board_command(lost, WHITE)}", gomocup_config(visits=200))
+    assert out[0] == "OK" and out[1] in ("0,1", "5,1", "1,4")
+
+
+FULL = """
+    X X O O X X O
+    O O X X O O X
+    X X O O X X O
+    O O X X O O X
+    X X O O X X O
+    O O X X O O X
+    X X O O X X O
+"""
+"""A 7x7 board filled without five in a row (25 black, 24 white)."""
+
+
+def test_the_last_empty_point_is_played() -> None:
+    one_left = FULL.replace("X", ".", 1)   # 0,0: black has 24 stones as white does, so the brain is black
+    assert brain_answers(f"START 7\n{board_command(one_left, BLACK)}") == ["OK", "0,0"]
+
+
+def test_a_full_board_and_a_finished_game_get_a_pass() -> None:
+    """No point is left, or the opponent's TURN made five: no move exists, and the answer is a pass rather
+    than an ERROR the manager would count as a fault."""
+    four = """
+        . . . . . . .
+        . O O O O . .
+        . . . . . . .
+        . X X X . . .
+        . . . . . . .
+        . . . . . . X
+        . . . . . . .
+    """
+    out = brain_answers(f"START 7\n{board_command(FULL, WHITE)}{board_command(four, BLACK)}TURN 5,1\n")
+    assert out[:2] == ["OK", PASS] and out[2] not in ("0,1", "5,1") and out[3] == PASS   # uniform priors
+
+
+def test_renju_black_with_only_forbidden_points_passes() -> None:
+    """Renju, black to move: 3,3 is the only empty point and would make seven in a row (an overline),
+    forbidden to black, so black has no legal move and passes, as the renju rules allow."""
+    forbidden_only = """
+        X X O O X X O
+        O O X X O O X
+        O X O O X X O
+        X X X . X X X
+        X X O O X X O
+        O O X O O O X
+        O O O O X X O
+    """
+    out = brain_answers(f"INFO rule 4\nSTART 7\n{board_command(forbidden_only, BLACK)}")
+    assert out == ["OK", PASS]
+    freestyle = brain_answers(f"START 7\n{board_command(forbidden_only, BLACK)}")
+    assert freestyle == ["OK", "3,3"]

@@ -5,6 +5,7 @@ plays but not its analysis."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,6 +16,7 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE
+from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluation, UniformEvaluator
 from engine.search.guard import VCT_BUDGET, VCT_DEPTH, defences, guarded_moves, victory_point
 from engine.search.mcts import SearchConfig
@@ -117,3 +119,17 @@ def test_the_player_guards_the_moves_it_plays_but_not_its_analysis() -> None:
     assert _player(False).choose(game).action == gtp_to_action("N2", 15)   # what it plays unguarded
     analysis = _player(True).analyse(game, visits=32)
     assert analysis.visits[gtp_to_action("N2", 15)] > 0
+
+
+def test_a_passed_deadline_stops_the_reading() -> None:
+    """Nothing is read once the deadline passed: no victory is found, every move stays searchable, no
+    defence is proved."""
+    passed = Deadline(time.monotonic())
+    double_three = play_stones(FREESTYLE, *DOUBLE_THREE)
+    assert victory_point(double_three, BLACK) == gtp_to_action("J8", 15)
+    assert victory_point(double_three, BLACK, deadline=passed) == -1
+    assert victory_point(double_three, BLACK, deadline=Deadline.after(60.0)) == gtp_to_action("J8", 15)
+    assert guarded_moves(double_three, UniformEvaluator(), deadline=passed) is None
+    threatened = play_stones(FREESTYLE, *THREATENED)
+    assert defences(threatened, deadline=passed) == []
+    assert defences(threatened, [gtp_to_action("J8", 15)], deadline=Deadline.after(60.0)) == [gtp_to_action("J8", 15)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -251,6 +252,28 @@ def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
     capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
     result = capped.run(2000)
     assert capped.is_full and result.simulations < 2000 and capped.nodes <= 600
+
+
+class Slow(Uniform):
+    """Uniform priors, each call taking ``seconds`` (a network on a loaded machine)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        time.sleep(self.seconds)
+        return super().evaluate(positions, legal)
+
+
+def test_a_timed_search_begins_no_step_that_would_end_past_its_time() -> None:
+    """Steps of 0.2 s in 0.5 s: a third would end past it (at 0.6 s), so the search stops after two at most;
+    the first step always runs, however short the time."""
+    game = Game(Rules.go(5))
+    result = Search(game, Slow(0.2), SearchConfig(batch_size=4), seed=0).run(10_000, seconds=0.5)
+    assert result.seconds < 0.5 and result.simulations in (1, 1 + 4)   # the root, then a batch if time allows
+    short = Search(game, Slow(0.2), SearchConfig(batch_size=4), seed=0).run(10_000, seconds=0.01)
+    assert short.simulations == 1
 
 
 # -------------------------------------------------- the network's score and ownership over the tree

@@ -1,7 +1,8 @@
-"""Player decisions: the colour asked for, resignation, passing, cleanup, playing on, temperature and tree reuse."""
+"""Player decisions: the colour asked for, resignation, passing, cleanup, playing on, temperature, reuse, time."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,9 +13,10 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color, GameOverError
+from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import SearchConfig, SearchResult
-from engine.search.player import Player, PlayerConfig
+from engine.search.player import GUARD_SHARE, Player, PlayerConfig
 
 
 class Constant:
@@ -262,3 +264,37 @@ def test_after_going_on_an_earlier_pass_is_not_answered_by_passing_back() -> Non
         pending.play(gtp_to_action(vertex, 5))
     assert np.array_equal(pending.position.board(), game.position.board()) and pending.to_play == Color.BLACK
     assert _player().decide(pending, result).action == game.rules.pass_action
+
+
+def test_a_timed_move_shares_its_time_between_the_threat_guard_and_the_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard reads until its share of the move's time (here it overruns it, as a threat search under
+    way may) and the search has what is left: the move is due when its time is, not the guard's time later."""
+    given: list[float] = []
+
+    def slow_guard(game: Game, evaluator: object, *, deadline: Deadline | None = None) -> None:
+        assert deadline is not None
+        given.append(deadline.remaining())
+        time.sleep(0.3)
+
+    monkeypatch.setattr("engine.search.player.guarded_moves", slow_guard)
+    player = _player(visits=1_000_000, threat_guard=True)
+    started = time.monotonic()
+    decision = player.choose(Game(Rules.gomoku(9)), seconds=0.5)
+    assert time.monotonic() - started < 0.6 and decision.action is not None
+    assert given and given[0] <= GUARD_SHARE * 0.5
+
+
+def test_a_search_that_visited_nothing_plays_the_best_prior() -> None:
+    game = Game(Rules.gomoku(9))
+    result = SearchResult(np.zeros(82, np.float32), np.zeros(82, np.float32), np.eye(82, dtype=np.float32)[40],
+                          0.0, 1, 0.0, [])
+    assert _player().decide(game, result).action == 40
+
+
+@pytest.mark.slow   # the threat guard's searches take minutes in plain Python (NUMBA_DISABLE_JIT=1)
+@pytest.mark.parametrize("rules", [Rules.go(9), Rules.gomoku(15), Rules.gomoku(15, 5, "renju"), Rules.gomoku(7)])
+def test_a_rehearsal_plays_two_moves_and_leaves_the_player_fresh(rules: Rules) -> None:
+    player = _player(threat_guard=True)
+    player.rehearse(rules, visits=16)
+    assert player._search is None
