@@ -91,7 +91,8 @@ def main() -> None:
                    "genmove": "engine.bench.genmove:genmove_command",
                    "startup": "engine.bench.startup:startup_command",
                    "selfplay": "training.bench:selfplay_bench_command",
-                   "train": "training.train_bench:train_bench_command"},
+                   "train": "training.train_bench:train_bench_command",
+                   "fuzz": "gtp.bench:fuzz_command"},
              summaries={"rules": "Random playouts through the rules core: moves/s and playouts/s.",
                         "encode": "Batch feature encoding: positions/s.",
                         "net": "Network forward passes: positions/s.",
@@ -99,6 +100,7 @@ def main() -> None:
                         "genmove": "Whole genmoves with a network: visits/s, time outside the network.",
                         "startup": "engine gtp from start to first genmove, cold and warm caches: seconds.",
                         "train": "Training steps on random samples: samples/s and the data pipeline's share.",
-                        "selfplay": "Self-play with a network: positions/s and games/hour."})
+                        "selfplay": "Self-play with a network: positions/s and games/hour.",
+                        "fuzz": "engine analysis, gtp and gomocup under fuzzed input: deaths, unanswered commands."})
 def bench() -> None:
     """Measure the speed of the engine's parts (medians of several runs)."""

@@ -45,6 +45,7 @@ __all__ = ["Script", "Verdict", "FrontEnd", "GtpFuzz", "GomocupFuzz", "AnalysisF
            "ProcessReport", "fuzz_process", "engine_argv"]
 
 _MAX_PROBLEMS = 20
+_INTERNAL = "internal error"
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,14 @@ class Verdict:
     """How a front end answered a script. ``commands``: the commands sent that the protocol answers;
     ``unanswered``: those whose answer never came; ``problems``: malformed, extra or wrong answers (the first
     few); ``probes``: the probes answered in order (a death happened after the last of them); ``final_ok``:
-    whether the final valid commands got correct answers."""
+    whether the final valid commands got correct answers; ``internal_errors``: answers saying that a front end's
+    guard caught an unexpected failure (well-formed, but each one a bug)."""
 
     commands: int = 0
     unanswered: int = 0
     problems: list[str] = field(default_factory=list)
     problem_count: int = 0
+    internal_errors: int = 0
     probes: int = 0
     final_ok: bool = False
 
@@ -185,17 +188,28 @@ def _vertex(rng: random.Random, size: int = 19) -> str:
     return action_to_gtp(rng.randrange(size * size), size)
 
 
+_SGF_FILES = {"game.sgf": b"(;GM[1]SZ[9]KM[7.5];B[ee];W[cc];B[gc])", "truncated.sgf": b"(;GM[1]SZ[9];B[ee];W[c",
+              "deep.sgf": b"(;GM[1]SZ[9]" + b"(;B[aa]" * 3000 + b")" * 3001, "garbage.sgf": bytes(range(256)) * 4,
+              "empty.sgf": b"", "huge-comment.sgf": b"(;GM[1]SZ[9]C[" + b"x" * (1 << 20) + b"];B[ee])",
+              "big-board.sgf": b"(;GM[1]SZ[99999999999999999999];B[ee])", "off-board.sgf": b"(;GM[1]SZ[9];B[zz])"}
+
+
 class GtpFuzz(FrontEnd):
-    """GTP (``engine gtp``, Go). ``names``: the commands to fuzz (the session's ``list_commands``);
-    ``sgf_files``: files ``loadsgf`` may read; ``scratch``: a folder ``printsgf`` may write to. No other
-    fuzzed command touches a file."""
+    """GTP (``engine gtp``, Go). ``names``: the commands to fuzz (the session's ``list_commands``). With a
+    ``scratch`` folder, ``loadsgf`` reads hostile SGF files written there (and a folder, a missing file,
+    ``/dev/zero``) and ``printsgf`` writes there; without one, no fuzzed command touches a file."""
 
     name = "gtp"
 
-    def __init__(self, names: Sequence[str], sgf_files: Sequence[Path] = (), scratch: Path | None = None) -> None:
+    def __init__(self, names: Sequence[str], scratch: Path | None = None) -> None:
         self.names = [name for name in names if name not in ("quit", "loadsgf", "printsgf")]
-        self.sgf_files = list(sgf_files)
         self.scratch = scratch
+        self.sgf_files: list[Path] = []
+        if scratch is not None:
+            for file_name, data in _SGF_FILES.items():
+                (scratch / file_name).write_bytes(data)
+            self.sgf_files = [scratch / file_name for file_name in _SGF_FILES] + [
+                scratch, scratch / "missing.sgf", Path("/dev/zero")]
 
     def valid(self, rng: random.Random) -> str:
         """A valid command (it may still fail: an occupied point, an undo with nothing to undo)."""
@@ -342,7 +356,9 @@ def _gtp_responses(lines: Iterable[str], verdict: Verdict) -> Iterator[tuple[str
         if match is None:
             verdict.problem(f"not a GTP response: {block[:3]}")
         else:
-            yield match.group(1), match.group(2) or None, "\n".join([match.group(3) or ""] + block[1:]).strip()
+            text = "\n".join([match.group(3) or ""] + block[1:]).strip()
+            verdict.internal_errors += match.group(1) == "?" and text.startswith(_INTERNAL)
+            yield match.group(1), match.group(2) or None, text
         block = []
     if block:
         verdict.problem(f"output ends inside a response: {block[:3]}")
@@ -384,10 +400,13 @@ class GomocupFuzz(FrontEnd):
         return rng.choice(choices)()
 
     def fuzzed(self, rng: random.Random) -> bytes:
+        """A fuzzed line; a ``BOARD`` it leaves open is mostly closed by a ``DONE`` line, so that the lines after
+        it are mostly commands rather than stones."""
         while True:
             line = self._candidate(rng)
             if not any(_command_word(part.decode("utf-8", "replace")) == "END" for part in line.split(b"\n")):
-                return line
+                break
+        return line + b"\nDONE" if self._board_open([line]) and rng.random() < 0.8 else line
 
     def _candidate(self, rng: random.Random) -> bytes:
         roll = rng.random()
@@ -477,6 +496,7 @@ class GomocupFuzz(FrontEnd):
             if answer is None:
                 verdict.unanswered += 1
                 continue
+            verdict.internal_errors += answer.startswith("ERROR " + _INTERNAL)
             if index < 0:
                 final_answers.append(answer)
             elif position in probes and answer.startswith(_ABOUT):
@@ -646,7 +666,9 @@ class AnalysisFuzz(FrontEnd):
                 continue
             if not isinstance(reply, dict):
                 verdict.problem(f"not an object: {line[:80]!r}")
-            elif "turnNumber" in reply:
+                continue
+            verdict.internal_errors += str(reply.get("error", "")).startswith(_INTERNAL)
+            if "turnNumber" in reply:
                 if not _result_ok(reply):
                     verdict.problem(f"malformed result: {line[:120]!r}")
                 if not reply.get("isDuringSearch"):
@@ -745,6 +767,7 @@ class ProcessReport:
     commands: int = 0
     unanswered: int = 0
     problems: int = 0
+    internal_errors: int = 0
     deaths: int = 0
     hangs: int = 0
     final_ok: bool = False
@@ -789,6 +812,7 @@ def _add(report: ProcessReport, verdict: Verdict) -> None:
     report.commands += verdict.commands
     report.unanswered += verdict.unanswered
     report.problems += verdict.problem_count
+    report.internal_errors += verdict.internal_errors
     report.examples += verdict.problems[:max(0, _MAX_PROBLEMS - len(report.examples))]
 
 

@@ -29,12 +29,12 @@ def fuzz(script: Script) -> Verdict:
 @given(st.randoms(use_true_random=False), st.integers(1, 16))
 def test_fuzzed_lines_each_get_their_answer_and_a_legal_move_follows(rng: random.Random, count: int) -> None:
     verdict = fuzz(make_script(GomocupFuzz(), rng, count))
-    assert verdict.clean, verdict
+    assert verdict.clean and not verdict.internal_errors, verdict
 
 
 def test_a_long_fuzzed_stream() -> None:
     verdict = fuzz(make_script(GomocupFuzz(), random.Random(41), 400))
-    assert verdict.clean and verdict.probes > 350, verdict
+    assert verdict.clean and not verdict.internal_errors and verdict.probes > 350, verdict
 
 
 def test_the_check_finds_a_missing_an_extra_and_a_wrong_answer() -> None:
