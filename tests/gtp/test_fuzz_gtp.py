@@ -83,3 +83,18 @@ def test_a_failure_outside_the_handlers_is_answered_and_the_session_goes_on() ->
     Session(build_registry(), state, io.BytesIO(data), out, describe_error).run()
     assert responses(out.getvalue().decode()) == [("=", "1", ""), ("?", "2", "internal error: KeyError"),
                                                   ("=", "3", ""), ("=", "4", "engine")]
+
+
+def test_loadsgf_of_a_hostile_file_fails_and_changes_nothing(state: EngineState, scratch: Path) -> None:
+    files = [path for path in GtpFuzz(build_registry().names(), scratch).sgf_files
+             if path.name not in ("game.sgf", "huge-comment.sgf")]   # these two are games
+    lines = "boardsize 9\nclear_board\nkomi 6.5\nplay b D4\nshowboard\n" + "".join(
+        f"loadsgf {path}\nshowboard\n" for path in files)
+    out = io.BytesIO()
+    Session(build_registry(), state, io.BytesIO(lines.encode()), out, describe_error).run()
+    found = responses(out.getvalue().decode())
+    board = found[4]
+    for number, path in enumerate(files):
+        failed, shown = found[5 + 2 * number:7 + 2 * number]
+        assert failed == ("?", None, "cannot load file"), path
+        assert shown == board, path
