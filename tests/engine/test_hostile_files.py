@@ -3,15 +3,27 @@ get their format's error, and nothing is written (no converted network cached, n
 
 from __future__ import annotations
 
+import gzip
+import json
 import logging
 import os
+import re
+import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from safetensors import safe_open
+from safetensors.numpy import save_file
 
-from engine import SGFError, load_sgf, load_sgf_file
+from engine import ModelFormatError, SGFError, load_sgf, load_sgf_file, read_info
 from engine.formats.sgf import MAX_RECORD_MOVES, MAX_SGF_BYTES
+from engine.nn.model_format import METADATA_KEY, read_weights, weights_checksum
+
+NETWORKS = Path(__file__).resolve().parents[2] / "engine" / "nn" / "networks"
 
 GAME = b"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee];W[cc];B[gc];W[cg])"
 
@@ -77,3 +89,104 @@ def test_every_truncation_of_a_record_loads_or_raises_sgf_error(cut: int) -> Non
     except SGFError:
         return
     assert record.replay().moves == record.replay().moves   # what was read replays, the same each time
+
+
+# -------------------------------------------------------------- model files
+@pytest.fixture(scope="module")
+def model_parts() -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metadata and tensors of a bundled model file, to write hostile variants of."""
+    with safe_open(str(NETWORKS / "go-gnugo9-b4c48-pooled.safetensors"), "numpy") as handle:
+        return json.loads(handle.metadata()[METADATA_KEY]), {name: handle.get_tensor(name) for name in handle.keys()}
+
+
+def _model(path: Path, meta: dict[str, Any], tensors: dict[str, np.ndarray], text: str | None = None) -> Path:
+    """A model file of ``tensors`` described by ``meta`` (checksum made to fit), or by the raw ``text``."""
+    meta = {**meta, "weights_crc32": weights_checksum(tensors)}
+    save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps(meta) if text is None else text})
+    return path
+
+
+def _changed(tensors: dict[str, np.ndarray], change: Callable[[np.ndarray], np.ndarray]) -> dict[str, np.ndarray]:
+    return {name: change(array) if array.dtype == np.float32 else array for name, array in tensors.items()}
+
+
+HOSTILE_MODELS: dict[str, tuple[Callable[[dict[str, Any], dict[str, np.ndarray], Path], Path], str]] = {
+    "deep metadata": (lambda meta, tensors, path: _model(path, meta, tensors, "[" * 100000 + "]" * 100000),
+                      "malformed metadata: RecursionError"),
+    "infinite generation": (lambda meta, tensors, path: _model(
+        path, meta, tensors, json.dumps({**meta, "generation": 0}).replace('"generation": 0', '"generation": 1e999')),
+        "malformed metadata: OverflowError"),
+    "a billion blocks": (lambda meta, tensors, path: _model(
+        path, {**meta, "architecture": {**meta["architecture"], "blocks": 10 ** 9}}, tensors),
+        "blocks must be at most 1000"),
+    "blocks true": (lambda meta, tensors, path: _model(
+        path, {**meta, "architecture": {**meta["architecture"], "blocks": True}}, tensors),
+        "blocks must be a positive int"),
+    "NaN weights": (lambda meta, tensors, path: _model(
+        path, meta, _changed(tensors, lambda array: np.full_like(array, np.nan))), "holds NaN or infinite numbers"),
+    "float16 weights": (lambda meta, tensors, path: _model(
+        path, meta, _changed(tensors, lambda array: array.astype(np.float16))), "holds float16 numbers, not float32"),
+    "truncated": (lambda meta, tensors, path: _cut(_model(path, meta, tensors)), "not a readable safetensors"),
+    "a flipped byte": (lambda meta, tensors, path: _flip(_model(path, meta, tensors)), "fail their checksum"),
+    "a header length of 2**62": (lambda meta, tensors, path: _header_length(_model(path, meta, tensors)),
+                                 "not a readable safetensors"),
+}
+
+
+def _cut(path: Path) -> Path:
+    path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+    return path
+
+
+def _flip(path: Path) -> Path:
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _header_length(path: Path) -> Path:
+    path.write_bytes(struct.pack("<Q", 1 << 62) + path.read_bytes()[8:])
+    return path
+
+
+@pytest.mark.parametrize("case", HOSTILE_MODELS)
+def test_a_hostile_model_file_is_refused_with_its_reason(case: str, model_parts: tuple[dict[str, Any], dict[str, Any]],
+                                                         tmp_path: Path) -> None:
+    write, message = HOSTILE_MODELS[case]
+    path = write(*model_parts, tmp_path / "model.safetensors")
+    before = path.read_bytes()
+    started = time.perf_counter()
+    with pytest.raises(ModelFormatError, match=re.escape(message)):
+        read_weights(path)
+    assert time.perf_counter() - started < 5.0
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["model.safetensors"]
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "."])
+def test_a_model_path_that_is_no_file_is_refused(path: str) -> None:
+    with pytest.raises(ModelFormatError, match="not a regular file"):
+        read_weights(path)
+
+
+def test_the_bundled_model_it_was_made_from_reads(model_parts: tuple[dict[str, Any], dict[str, Any]],
+                                                   tmp_path: Path) -> None:
+    assert read_weights(_model(tmp_path / "model.safetensors", *model_parts))[1].config.blocks == 4
+
+
+# ------------------------------------------------------ Leela Zero weights
+@pytest.mark.parametrize(("data", "message"), [
+    (gzip.compress(b"1\n" + b"0 " * (40 << 20), 1), "line 2: longer than"),
+    (gzip.compress(b"1\n" + b"0\n" * 10000, 1), "more than 8019 lines"),
+    (gzip.compress(b"1\n" + b"0.5 " * 1000 + b"\n")[:40], "cannot be read (truncated or corrupt"),
+    (b"1\n" + b"0.5 1e39\n" * 19, "line 2: holds infinite or NaN numbers"),
+    (b"3\n1 2\n", "line 1: version '3'"),
+])
+def test_hostile_leela_zero_weights_are_refused_and_nothing_is_cached(data: bytes, message: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "weights.gz"
+    path.write_bytes(data)
+    with pytest.raises(ModelFormatError, match=re.escape(message)):
+        read_info(path)
+    assert not (tmp_path / "cache").exists()
