@@ -17,6 +17,7 @@ import pytest
 
 from training.chunks import ChunkInfo, read_chunk
 from training.errors import ChunkFormatError, RecordFormatError, RunStateError
+from training.gather import MANIFEST, GatherTarget, gather
 from training.loop import RUN_FILE, STATE_FILE, LoopConfig, load_config, run_loop
 from training.models import BootstrapConfig
 from training.records import MAX_RECORD_BYTES, read_record
@@ -76,6 +77,24 @@ def test_metadata_that_is_no_text_is_refused(tmp_path: Path) -> None:
 
 def test_the_chunk_they_were_made_from_reads(tmp_path: Path) -> None:
     assert len(read_chunk(_chunk(tmp_path / "chunk.npz"))) == 2
+
+
+MANIFEST_OK = {"format": "engine-gather-manifest", "format_version": 1, "game": "gomoku", "board_size": 6,
+               "encoder": "gomoku4", "chunks": [], "inputs": {}}
+
+
+@pytest.mark.parametrize("manifest", [
+    "[" * 100000 + "]" * 100000, [1, 2], {**MANIFEST_OK, "board_size": 1e999}, {**MANIFEST_OK, "chunks": 5},
+    {**MANIFEST_OK, "inputs": []}, {**MANIFEST_OK, "format_version": 7},
+], ids=["deep nesting", "a list", "an infinite board", "chunks a number", "inputs a list", "another version"])
+def test_a_gather_manifest_that_cannot_be_followed_is_refused_and_left_as_it_was(manifest: Any,
+                                                                                 tmp_path: Path) -> None:
+    (tmp_path / MANIFEST).write_text(manifest if isinstance(manifest, str) else json.dumps(manifest).replace(
+        "Infinity", "1e999"))
+    before = (tmp_path / MANIFEST).read_bytes()
+    with pytest.raises(ChunkFormatError, match="gather manifest"):
+        gather([], tmp_path, GatherTarget("gomoku", 6, "gomoku4"))
+    assert os.listdir(tmp_path) == [MANIFEST] and (tmp_path / MANIFEST).read_bytes() == before
 
 
 # ------------------------------------------------------------------- records
