@@ -50,8 +50,9 @@ class GtpFuzz(FrontEnd):
             self.sgf_files = [scratch / file_name for file_name in _SGF_FILES] + [
                 scratch, scratch / "missing.sgf", Path("/dev/zero")]
 
-    def valid(self, rng: random.Random) -> str:
-        """A valid command (it may still fail: an occupied point, an undo with nothing to undo)."""
+    def valid(self, rng: random.Random, writes: bool = True) -> str:
+        """A valid command (it may still fail: an occupied point, an undo with nothing to undo); ``printsgf`` only
+        with ``writes`` (an edited path could name a file anywhere)."""
         color = rng.choice(_COLORS)
         choices: list[Callable[[], str]] = [
             lambda: f"play {color} {random_vertex(rng)}", lambda: f"play {color} {random_vertex(rng, 9)}",
@@ -74,7 +75,7 @@ class GtpFuzz(FrontEnd):
         ]
         if self.sgf_files:
             choices.append(lambda: f"loadsgf {rng.choice(self.sgf_files)} {rng.choice(('', '1', '10', '999'))}")
-        if self.scratch is not None:
+        if self.scratch is not None and writes:
             choices.append(lambda: f"printsgf {self.scratch / 'game.sgf'}")
         return rng.choice(choices)()
 
@@ -94,13 +95,14 @@ class GtpFuzz(FrontEnd):
             words = [rng.choice(self.names)] + [rng.choice(WORDS) for _ in range(rng.randint(0, 5))]
             return (ident + " ".join(words)).encode("utf-8", "surrogatepass")
         if roll < 0.75:
-            return mutate((ident + self.valid(rng)).encode(), rng)
+            return mutate((ident + self.valid(rng, writes=False)).encode(), rng)
         if roll < 0.85:
             return random_bytes(rng, rng.randint(0, 80))
         return rng.choice([
             b"", b"   ", b"\t", b"# interrupt", b"# a comment", b"12", b"007", b"\r", b"name\r", b"\xff\xfe\xfd",
             b"play b \xc3", b"pla\x00y b D4", b"\x1b[31mname", b"12 genmove b # comment", b"-1 name",
             b"99999999999999999999999999999 name", b"name " + b"x" * 1000,
+        ] if roll < 0.99 else [   # lines at and over the limit, rarer: they cost reading rather than handling
             b"known_command " + b"a" * (MAX_LINE_BYTES - 15), b"komi " + b"9" * (MAX_LINE_BYTES + 10),
             b"1 " + b"\xff" * (MAX_LINE_BYTES + rng.randint(1, 100)),
         ])
