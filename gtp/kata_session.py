@@ -9,7 +9,9 @@ jobs search at once; every step gathers a leaf batch from each and evaluates the
 leaves of all that share a network in one call (:func:`engine.step`). A finished
 search is written at once, so responses come in the order searches end. At the
 end of the input the session finishes the jobs still pending, or, with
-``quit_without_waiting``, stops at once. Only the main thread writes.
+``quit_without_waiting``, stops at once. Only the main thread writes. Each
+request line and each search runs under a guard: whatever fails answers that
+line (or that turn) with an error, is logged, and the session goes on.
 """
 
 from __future__ import annotations
