@@ -22,6 +22,9 @@ from typing import IO, Any
 
 __all__ = ["atomic_path", "write_bytes", "write_text", "write_json", "read_json", "utc_timestamp"]
 
+MAX_JSON_BYTES = 64 << 20
+"""Largest JSON file :func:`read_json` reads (a run's state after thousands of generations takes a few MB)."""
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
@@ -67,10 +70,17 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     return write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """The JSON content of ``path`` (ValueError or OSError on failure, for the caller to name)."""
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+def read_json(path: str | os.PathLike[str], max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """The JSON content of ``path`` (ValueError or OSError on failure, for the caller to name). At most
+    ``max_bytes`` are read, and nesting too deep for the parser is a ValueError too."""
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"larger than {max_bytes} bytes: not a file this engine wrote")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("arrays and objects nested too deep") from None
 
 
 def utc_timestamp() -> str:

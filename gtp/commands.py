@@ -52,8 +52,6 @@ from gtp.timecontrol import TimeSettings
 __all__ = ["NAME", "build_registry", "serve", "version_text"]
 
 NAME = "engine"
-MAX_SGF_BYTES = 16 << 20
-"""``loadsgf`` refuses larger files (and anything that is not a regular file, such as a device)."""
 LIZZIE_MINIMUM_MINOR = 15
 """Lizzie reads the second number of ``version`` and warns below 15 (Leela Zero 0.15 added lz-analyze)."""
 
@@ -267,8 +265,6 @@ def loadsgf(state: EngineState, request: Request) -> str:
     if len(args) >= 2 and args[-1].isascii() and args[-1].isdigit():
         number, args = parse_int(args[-1]), args[:-1]
     path = " ".join(args)
-    if not os.path.isfile(path) or os.path.getsize(path) > MAX_SGF_BYTES:
-        raise GtpError(CANNOT_LOAD)
     try:
         game = load_sgf_file(path).replay(None if number is None else max(0, number - 1), play_on=True)
         state.new_game(game=game)

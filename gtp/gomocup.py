@@ -46,7 +46,7 @@ from typing import BinaryIO
 import numpy as np
 
 from engine import BLACK, WHITE, Color, EngineError, Game, Rules
-from gtp.protocol import MAX_LINE_BYTES, GtpError
+from gtp.protocol import MAX_LINE_BYTES, GtpError, read_line
 from gtp.state import EngineState, FrontEndConfig
 from gtp.timecontrol import TimeSettings
 
@@ -58,6 +58,7 @@ PASS = "-1,-1"
 """The answer where the rules leave the brain no move."""
 _POINT = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*$")
 _BOARD_LINE = re.compile(r"^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d)\s*$")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 EXACT_FIVE, CONTINUOUS, RENJU, CARO = 1, 2, 4, 8
 
 
@@ -79,33 +80,36 @@ class GomocupBrain:
 
     # -------------------------------------------------------------- streams
     def _write(self, text: str) -> None:
-        self._stdout.write((text + "\n").encode("utf-8"))
+        """One answer line: control characters and line breaks inside it become spaces."""
+        line = " ".join(_CONTROL.sub(" ", text).split())
+        self._stdout.write((line + "\n").encode("utf-8"))
         self._stdout.flush()
 
-    def _read(self) -> str | None:
-        raw = self._stdin.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return None
-        if len(raw) > MAX_LINE_BYTES:
-            while raw and not raw.endswith(b"\n"):
-                raw = self._stdin.readline(MAX_LINE_BYTES + 1)
-            return "\x00too long"
-        return raw.decode("utf-8", "replace").strip()
-
     def run(self) -> None:
-        """Answer commands until ``END`` or the end of the input."""
-        while (line := self._read()) is not None:
-            if line.startswith("\x00"):
-                self._write("ERROR line too long")
-                continue
-            try:
-                answer = self.handle(line)
-            except (GomocupError, GtpError, EngineError, ValueError) as exc:
-                answer = f"ERROR {exc}"
-            if answer == "END":
-                return
-            if answer:
-                self._write(answer)
+        """Answer commands until ``END``, the end of the input or a closed output."""
+        try:
+            while raw := read_line(self._stdin):
+                answer = self.answer(raw)
+                if answer == "END":
+                    return
+                if answer:
+                    self._write(answer)
+        except (OSError, ValueError) as exc:
+            log.warning("input or output closed: %s", exc)
+
+    def answer(self, raw: bytes) -> str:
+        """The answer to one raw input line, under the brain's guard: a line that cannot be read or carried
+        out is answered ``ERROR ...`` (unexpected failures are logged) and the brain goes on."""
+        if len(raw) > MAX_LINE_BYTES:
+            return "ERROR line too long"
+        try:
+            return self.handle(raw.decode("utf-8", "replace").strip())
+        except (GomocupError, GtpError, EngineError, ValueError) as exc:
+            log.debug("ERROR %s", exc)
+            return f"ERROR {exc}"
+        except Exception as exc:  # noqa: BLE001 -- no input line may end the brain
+            log.error("input line failed", exc_info=exc)
+            return f"ERROR internal error: {type(exc).__name__}"
 
     # ------------------------------------------------------------- commands
     def handle(self, line: str) -> str:
@@ -114,7 +118,8 @@ class GomocupBrain:
             if line.upper() == "DONE":
                 lines, self._board_lines = self._board_lines, None
                 return self._board(lines)
-            self._board_lines.append(line)
+            if len(self._board_lines) <= self.state.rules.num_points:  # more lines than points: refused at DONE
+                self._board_lines.append(line)
             return ""
         words = line.split(None, 1)
         if not words:

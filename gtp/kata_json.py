@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,11 +40,16 @@ from engine import (
 from gtp.analysis import candidates, move_stats
 from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings
 
-__all__ = ["ProtocolError", "Action", "Turn", "Query", "ACTIONS", "parse_request", "parse_rules",
+__all__ = ["ProtocolError", "Action", "Turn", "Query", "ACTIONS", "MAX_REQUEST_BYTES", "MAX_DEPTH", "parse_request",
+           "request_id", "parse_rules",
            "analysis_response", "no_results", "encode"]
 
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")
 MAX_BOARD = 25
+MAX_REQUEST_BYTES = 1 << 20
+"""Longest request line read (a query for every turn of a long game takes tens of kilobytes)."""
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects in a request line (a query needs 3)."""
 PRECISION = 6
 """Decimals of the floats written (KataGo rounds likewise)."""
 
@@ -79,6 +85,7 @@ _UNPLAYABLE_NAMES = {"stonescoring": "stone scoring", "ancientarea": "stone scor
                      "agabutton": "a button", "goe": "Spight ko", "ing": "Spight ko"}
 _KO = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
 _BONUS = ("0", "N", "N-1")
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 class ProtocolError(EngineError, ValueError):
@@ -145,10 +152,7 @@ def encode(reply: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------ requests
 def parse_request(line: str, config: AnalysisConfig) -> Action | Query:
     """The action or query a request line holds; :class:`ProtocolError` for anything else."""
-    try:
-        request = json.loads(line)
-    except ValueError as exc:
-        raise ProtocolError(f"{exc} - could not parse input line as json request: {line.strip()}") from None
+    request = _load(line)
     if not isinstance(request, dict):
         raise ProtocolError(f"Request line was valid json but was not an object, ignoring: {line.strip()}")
     if not isinstance(request.get("id"), str):
@@ -156,6 +160,73 @@ def parse_request(line: str, config: AnalysisConfig) -> Action | Query:
     if "action" in request:
         return _parse_action(request)
     return _Reader(request, config).query()
+
+
+def request_id(line: str) -> str | None:
+    """The ``id`` of a request line, None where none can be read (to answer a request that failed)."""
+    try:
+        request = _load(line)
+    except ProtocolError as exc:
+        return exc.id
+    ident = request.get("id") if isinstance(request, dict) else None
+    return ident if isinstance(ident, str) else None
+
+
+def _load(line: str) -> Any:
+    """The JSON value of a request line. ProtocolError for a line that is not JSON (NaN and numbers out of a
+    double's range included: they could not be written back), or that nests deeper than MAX_DEPTH, which is
+    checked before parsing because the parser recurses once per level; that error has the line's id where
+    the line without its deepest parts still holds one."""
+    deep = _deep_spans(line)
+    if deep:
+        pieces, last = [], 0
+        for start, end in deep:
+            pieces += [line[last:start], "null"]
+            last = end
+        try:
+            request = json.loads("".join(pieces) + line[last:])
+        except ValueError:
+            request = None
+        ident = request.get("id") if isinstance(request, dict) else None
+        raise ProtocolError(f"Request nests arrays and objects deeper than {MAX_DEPTH} levels, ignoring",
+                            ident if isinstance(ident, str) else None)
+    try:
+        return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+    except ValueError as exc:
+        raise ProtocolError(f"{exc} - could not parse input line as json request: {line.strip()}") from None
+
+
+def _deep_spans(line: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each outermost array or object in ``line`` at a depth beyond MAX_DEPTH, in order.
+
+    Brackets inside strings do not count; a malformed line may count too deep, never too shallow, where the
+    parser would read it."""
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for token in _TOKEN.finditer(line):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth == MAX_DEPTH + 1:
+                start = token.start()
+        elif bracket in "]}":
+            if depth == MAX_DEPTH + 1:
+                spans.append((start, token.end()))
+            depth = max(depth - 1, 0)
+    if depth > MAX_DEPTH:
+        spans.append((start, len(line)))
+    return spans
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:30]} is out of range")
+    return value
 
 
 def _parse_action(request: dict[str, Any]) -> Action:

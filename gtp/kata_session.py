@@ -9,7 +9,9 @@ jobs search at once; every step gathers a leaf batch from each and evaluates the
 leaves of all that share a network in one call (:func:`engine.step`). A finished
 search is written at once, so responses come in the order searches end. At the
 end of the input the session finishes the jobs still pending, or, with
-``quit_without_waiting``, stops at once. Only the main thread writes.
+``quit_without_waiting``, stops at once. Only the main thread writes. Each
+request line and each search runs under a guard: whatever fails answers that
+line (or that turn) with an error, is logged, and the session goes on.
 """
 
 from __future__ import annotations
@@ -27,8 +29,19 @@ import numpy as np
 
 from engine import EngineError, Evaluation, Evaluator, PositionBatch, Rules, Search, SearchJob, step
 from gtp.kata_config import AnalysisConfig
-from gtp.kata_json import Action, ProtocolError, Query, Turn, analysis_response, encode, no_results, parse_request
-from gtp.protocol import package_version
+from gtp.kata_json import (
+    MAX_REQUEST_BYTES,
+    Action,
+    ProtocolError,
+    Query,
+    Turn,
+    analysis_response,
+    encode,
+    no_results,
+    parse_request,
+    request_id,
+)
+from gtp.protocol import package_version, read_line
 
 __all__ = ["AnalysisSession"]
 
@@ -110,11 +123,12 @@ class AnalysisSession:
 
     def _read_loop(self) -> None:
         try:
-            for raw in iter(self._stdin.readline, b""):
+            while raw := read_line(self._stdin, MAX_REQUEST_BYTES):
                 self._lines.put(raw)
         except (OSError, ValueError) as exc:
             log.warning("input closed: %s", exc)
-        self._lines.put(_EOF)
+        finally:
+            self._lines.put(_EOF)
 
     def _take_input(self, block: bool) -> None:
         """Handle the lines that arrived (waiting for one if ``block``)."""
@@ -128,19 +142,34 @@ class AnalysisSession:
                 self._ended = True
                 return
             assert isinstance(item, bytes)
-            self._handle(item.decode("utf-8", errors="replace"))
+            self._guarded(item)
 
     def _write(self, reply: dict[str, Any]) -> None:
         if self._broken:
             return
+        data = (encode(reply) + "\n").encode("utf-8")
         try:
-            self._stdout.write((encode(reply) + "\n").encode("utf-8"))
+            self._stdout.write(data)
             self._stdout.flush()
         except (OSError, ValueError):
             log.warning("output closed; stopping")
             self._broken = True
 
     # ------------------------------------------------------------ requests
+    def _guarded(self, raw: bytes) -> None:
+        """One request line under the session's guard: whatever fails while it is read or handled, the line
+        gets one error response (with its id where one can be read), the error is logged and the session
+        goes on."""
+        if len(raw) > MAX_REQUEST_BYTES:
+            self._write(ProtocolError(f"Request line longer than {MAX_REQUEST_BYTES} bytes, ignoring").response())
+            return
+        line = raw.decode("utf-8", errors="replace")
+        try:
+            self._handle(line)
+        except Exception as exc:  # noqa: BLE001 -- no request line may end the session
+            log.error("request failed", exc_info=exc)
+            self._write(ProtocolError(f"internal error: {type(exc).__name__}: {exc}", request_id(line)).response())
+
     def _handle(self, line: str) -> None:
         if not line.strip():
             return
@@ -202,26 +231,38 @@ class AnalysisSession:
     def _start_jobs(self) -> None:
         while self._pending and len(self._active) < self.config.concurrent:
             _, _, query, turn = heapq.heappop(self._pending)
-            self._active.append(_TurnJob(query, turn, self._evaluators[turn.game.rules.size]))
+            try:
+                self._active.append(_TurnJob(query, turn, self._evaluators[turn.game.rules.size]))
+            except Exception as exc:  # noqa: BLE001 -- a search that cannot start fails its turn, not the session
+                self._fail_turn(query, turn, exc)
 
     def _step(self) -> None:
         try:
             step(self._active)
         except Exception as exc:  # noqa: BLE001 -- a failed evaluation fails its searches, not the session
-            log.error("search failed", exc_info=exc)
             for job in self._active:
-                self._write({"id": job.query.id, "turnNumber": job.turn.number,
-                             "error": f"internal error: {type(exc).__name__}: {exc}"})
+                self._fail_turn(job.query, job.turn, exc)
             self._active = []
             return
         now = time.monotonic()
         for job in list(self._active):
-            if job.finished:
-                self._active.remove(job)
-                self._finish(job)
-            elif job.query.report_every is not None and now - job.reported >= job.query.report_every:
-                job.reported = now
-                self._write(job.response(during=True))
+            try:
+                if job.finished:
+                    self._active.remove(job)
+                    self._finish(job)
+                elif job.query.report_every is not None and now - job.reported >= job.query.report_every:
+                    job.reported = now
+                    self._write(job.response(during=True))
+            except Exception as exc:  # noqa: BLE001 -- a search that cannot report fails its turn
+                if job in self._active:
+                    self._active.remove(job)
+                self._fail_turn(job.query, job.turn, exc)
+
+    def _fail_turn(self, query: Query, turn: Turn, exc: Exception) -> None:
+        """The one response of a turn whose search failed: an error with its id and turn number."""
+        log.error("search of %s turn %d failed", query.id, turn.number, exc_info=exc)
+        self._write({"id": query.id, "turnNumber": turn.number,
+                     "error": f"internal error: {type(exc).__name__}: {exc}"})
 
     def _finish(self, job: _TurnJob) -> None:
         if job.search.root_visits == 0 and job.policy is None and not job.turn.game.is_over:

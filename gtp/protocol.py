@@ -1,4 +1,4 @@
-"""The GTP 2 codec: command lines in, response text out. No engine import, no I/O.
+"""The GTP 2 codec: command lines in, response text out. No engine import; no I/O but bounded line reads.
 
 Input follows the GTP 2 specification, section 3.1: every control character
 except HT and LF is removed (CR included, so CRLF lines work), text from
@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import metadata
+from typing import BinaryIO
 
 __all__ = [
-    "MAX_LINE_BYTES", "Command", "GtpError", "preprocess", "parse_line", "decode_line", "leading_id",
+    "MAX_LINE_BYTES", "Command", "GtpError", "read_line", "preprocess", "parse_line", "decode_line", "leading_id",
     "is_interrupt", "success", "failure", "stream_header", "UNKNOWN_COMMAND", "SYNTAX_ERROR",
     "ILLEGAL_MOVE", "UNACCEPTABLE_SIZE", "CANNOT_UNDO", "CANNOT_SCORE", "INVALID_COLOR", "BAD_VERTEX",
     "BAD_VERTEX_LIST", "BOARD_NOT_EMPTY", "INVALID_STONES", "CANNOT_LOAD", "LINE_TOO_LONG", "INVALID_UTF8",
@@ -69,6 +70,20 @@ class Command:
     id: str | None
     name: str
     args: tuple[str, ...] = ()
+
+
+def read_line(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> bytes:
+    """The next raw line of ``stream`` (b"" at its end), read in bounded memory, for every front end.
+
+    A line longer than ``limit`` bytes is read to its end, so that the next
+    read starts at the next line, and comes back cut to ``limit + 1`` bytes:
+    ``len(line) > limit`` says it was too long.
+    """
+    line = stream.readline(limit + 1)
+    rest = line
+    while len(rest) > limit and not rest.endswith(b"\n"):
+        rest = stream.readline(limit + 1)
+    return line
 
 
 def preprocess(text: str) -> str:

@@ -11,7 +11,8 @@ output, diagnostics go to stderr through :mod:`logging`.
 
 Any exception in a handler answers ``? message`` and the context is restored
 from the snapshot taken before the handler ran, so a failed command changes
-nothing and the engine stays alive.
+nothing and the engine stays alive; a guard around each input line answers
+``? internal error: ...`` for anything else that fails while it is read or run.
 
 Pondering: a session given ``ponder`` asks it, whenever it has answered
 everything and waits for input, for a job to run meanwhile (the engine's
@@ -82,12 +83,7 @@ class Session:
     def _read_loop(self) -> None:
         """Reader thread: raw lines to the queue (numbered), interrupts noted at once."""
         try:
-            while True:
-                raw = self._stdin.readline(protocol.MAX_LINE_BYTES + 1)
-                if not raw:
-                    break
-                if len(raw) > protocol.MAX_LINE_BYTES:
-                    self._skip_rest(raw)
+            while raw := protocol.read_line(self._stdin):
                 self._lines_read += 1
                 if protocol.is_interrupt(raw[:64].decode("utf-8", "replace")):
                     self._interrupted_upto = self._lines_read
@@ -95,12 +91,8 @@ class Session:
                 self._queue.put((self._lines_read, raw))
         except (OSError, ValueError) as exc:
             log.warning("input closed: %s", exc)
-        self._queue.put(_EOF)
-
-    def _skip_rest(self, raw: bytes) -> None:
-        """Discard the rest of an over-long line (it is answered as too long, whatever it holds)."""
-        while raw and not raw.endswith(b"\n"):
-            raw = self._stdin.readline(protocol.MAX_LINE_BYTES + 1)
+        finally:
+            self._queue.put(_EOF)
 
     # ------------------------------------------------------------- writing
     def _write(self, text: str) -> None:
@@ -121,11 +113,29 @@ class Session:
         item = self._next()
         while item is not _EOF and not self._broken:
             seq, raw = item  # type: ignore[misc]
-            item = self._handle_line(seq, raw)
+            item = self._guarded(seq, raw)
+            if item is None:
+                item = self._next()
+
+    def _guarded(self, seq: int, raw: bytes) -> object | None:
+        """One input line under the session's guard: whatever goes wrong in parsing or handling it, the line
+        gets one failure response, the error is logged and the session goes on. Returns the queue item that
+        ended a streamed response, _EOF after ``quit``, else None."""
+        try:
+            return self._handle_line(seq, raw)
+        except Exception as exc:  # noqa: BLE001 -- no input line may end the session
+            log.error("input line %d failed", seq, exc_info=exc)
+            self._write(protocol.failure(protocol.leading_id(raw), f"internal error: {type(exc).__name__}"))
+            return None
 
     def _next(self) -> object:
         """The next queue item; while none has arrived, the ponder job (if any) runs in a thread."""
-        job = self._ponder() if self._ponder is not None and self._queue.empty() else None
+        job = None
+        if self._ponder is not None and self._queue.empty():
+            try:
+                job = self._ponder()
+            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
+                log.exception("pondering failed")
         if job is None:
             return self._queue.get()
         stop = threading.Event()
@@ -143,22 +153,22 @@ class Session:
         worker.join()
         return item
 
-    def _handle_line(self, seq: int, raw: bytes) -> object:
-        """Run one input line; the next queue item to handle (_EOF after ``quit``)."""
+    def _handle_line(self, seq: int, raw: bytes) -> object | None:
+        """Run one input line (see :meth:`_guarded` for what it returns)."""
         try:
             command = protocol.parse_line(protocol.decode_line(raw))
         except protocol.GtpError as exc:
             self._write(protocol.failure(protocol.leading_id(raw), exc.message))
-            return self._next()
+            return None
         if command is None:
-            return self._next()
+            return None
         return self._dispatch(command, seq)
 
-    def _dispatch(self, command: protocol.Command, seq: int) -> object:
+    def _dispatch(self, command: protocol.Command, seq: int) -> object | None:
         spec = self.registry.get(command.name)
         if spec is None:
             self._write(protocol.failure(command.id, protocol.UNKNOWN_COMMAND))
-            return self._next()
+            return None
         request = Request(command.args, interrupted=lambda: self._interrupted_upto >= seq)
         snapshot = None
         try:
@@ -168,11 +178,11 @@ class Session:
             reply = spec.handler(self.context, request)
         except Exception as exc:  # noqa: BLE001 -- every failure becomes "? message"
             self._fail(command, exc, snapshot)
-            return self._next()
+            return None
         if isinstance(reply, Stream):
             return self._stream(command, reply, request)
         self._write(protocol.success(command.id, reply))
-        return _EOF if command.name == "quit" else self._next()
+        return _EOF if command.name == "quit" else None
 
     def _fail(self, command: protocol.Command, exc: Exception, snapshot: object) -> None:
         if snapshot is not None:
@@ -191,8 +201,8 @@ class Session:
         self._write(protocol.failure(command.id, message))
 
     # ----------------------------------------------------------- streaming
-    def _stream(self, command: protocol.Command, stream: Stream, request: Request) -> object:
-        """Run a streamed response; return the queue item that ended it (or the next one)."""
+    def _stream(self, command: protocol.Command, stream: Stream, request: Request) -> object | None:
+        """Run a streamed response; return the queue item that ended it (None if it ended by itself)."""
         stop = threading.Event()
         final: list[str | None] = [None]
 
@@ -203,7 +213,8 @@ class Session:
 
         def work() -> None:
             try:
-                final[0] = stream.run(lambda: stop.is_set() or request.interrupted(), emit)
+                last = stream.run(lambda: stop.is_set() or request.interrupted(), emit)
+                final[0] = " ".join(last.split()) if last else None
             except Exception:  # noqa: BLE001 -- the header is out; log and end the response
                 log.exception("%s failed while streaming", command.name)
 
@@ -219,6 +230,6 @@ class Session:
             stop.set()
             item = None
         if final[0]:
-            self._write(" ".join(final[0].split()) + "\n")
+            self._write(final[0] + "\n")
         self._write("\n")
-        return item if item is not None else self._next()
+        return item

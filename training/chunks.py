@@ -52,6 +52,9 @@ CHUNK_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 CHUNK_SUFFIX = ".npz"
 PLANE_CODINGS = ("bits", "signed-bits")
+MAX_BOARD_SIZE = 25
+MAX_PLANES = 1024
+MAX_META_BYTES = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,14 @@ class ChunkInfo:
                              f"{', '.join(map(str, READABLE_VERSIONS))})")
         if data["plane_coding"] not in PLANE_CODINGS:
             raise ValueError(f"unknown plane coding {data['plane_coding']!r}")
-        return cls(game=str(data["game"]), board_size=int(data["board_size"]), encoder=str(data["encoder"]),
+        info = cls(game=str(data["game"]), board_size=int(data["board_size"]), encoder=str(data["encoder"]),
                    num_planes=int(data["num_planes"]), plane_coding=str(data["plane_coding"]),
                    samples=int(data["samples"]), sources=tuple(str(s) for s in data.get("sources", ())),
                    created=str(data.get("created", "")))
+        if not (2 <= info.board_size <= MAX_BOARD_SIZE and 1 <= info.num_planes <= MAX_PLANES and info.samples >= 0):
+            raise ValueError(f"{info.samples} samples of {info.num_planes} planes on {info.board_size}x"
+                             f"{info.board_size} boards: not a chunk")
+        return info
 
     def fits(self, other: "ChunkInfo") -> bool:
         """Whether samples of both chunks can be trained together (same game, board and encoder)."""
@@ -213,12 +220,15 @@ def write_chunk(path: str | os.PathLike[str], samples: Samples) -> Path:
 def _info_of(path: Path, archive: Any) -> tuple[ChunkInfo, int]:
     """The chunk's description and format version, or a ChunkFormatError naming the file."""
     try:
+        shape, dtype = _array_header(archive, "meta")
+        if shape != () or dtype.kind != "U" or dtype.itemsize > MAX_META_BYTES:
+            raise ValueError(f"meta is {dtype}{list(shape)}, not a JSON text")
         data = json.loads(str(archive["meta"][()]))
         return ChunkInfo.from_dict(data), int(data["format_version"])
     except KeyError as error:
         raise ChunkFormatError(f"chunk {path}: no {error} in it: not a chunk written by engine gather") from error
-    except (ValueError, TypeError, AttributeError) as error:
-        raise ChunkFormatError(f"chunk {path}: bad metadata: {error}") from error
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as error:
+        raise ChunkFormatError(f"chunk {path}: bad metadata: {error}"[:500]) from error
     except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as error:
         raise ChunkFormatError(f"chunk {path}: corrupt metadata: {error}") from error
 
@@ -259,15 +269,39 @@ def read_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) ->
         if missing:
             raise ChunkFormatError(f"chunk {path}: array {missing[0]!r} is missing")
         try:
-            arrays = {name: archive[name] for name in names}
+            arrays = {}
+            for name in names:   # each array's header is checked before its data is unpacked
+                _check_array(path, name, _array_header(archive, name), shapes[name])
+                arrays[name] = archive[name]
+        except ChunkFormatError:
+            raise
         except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as error:
             raise ChunkFormatError(f"chunk {path}: corrupt data: {error}") from error
     for name, (shape, dtype) in shapes.items():
-        array = arrays.setdefault(name, np.zeros(shape, dtype))   # version 1: no targets, all masked
-        if array.shape != shape or array.dtype != dtype:
-            raise ChunkFormatError(f"chunk {path}: {name} is {array.dtype}{list(array.shape)}, expected "
-                                   f"{np.dtype(dtype)}{list(shape)}")
+        if name not in arrays:   # version 1: no targets, all masked
+            arrays[name] = np.zeros(shape, dtype)
+        _check_array(path, name, (arrays[name].shape, arrays[name].dtype), (shape, dtype))
+    for name in ("policy", "value", "score"):
+        if not np.isfinite(arrays[name]).all():
+            raise ChunkFormatError(f"chunk {path} is corrupt: {name} holds NaN or infinite numbers")
     return Samples(info, **arrays)
+
+
+def _array_header(archive: Any, name: str) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype an ``.npz`` member declares, read without unpacking its data."""
+    with archive.zip.open(f"{name}.npy") as member:
+        version = np.lib.format.read_magic(member)
+        shape, _, dtype = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                           np.lib.format.read_array_header_2_0)(member)
+    return shape, dtype
+
+
+def _check_array(path: Path, name: str, found: tuple[tuple[int, ...], Any], expected: tuple[tuple[int, ...], Any]
+                 ) -> None:
+    (shape, dtype), (expected_shape, expected_dtype) = found, expected
+    if shape != expected_shape or np.dtype(dtype) != np.dtype(expected_dtype):
+        raise ChunkFormatError(f"chunk {path}: {name} is {np.dtype(dtype)}{list(shape)}, expected "
+                               f"{np.dtype(expected_dtype)}{list(expected_shape)}")
 
 
 def list_chunks(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

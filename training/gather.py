@@ -271,8 +271,10 @@ def load_manifest(output: Path, target: GatherTarget) -> dict[str, Any]:
             manifest = read_json(path)
             if manifest.get("format") != MANIFEST_FORMAT or manifest.get("format_version") != MANIFEST_VERSION:
                 raise ValueError("not a gather manifest of format version 1")
+            if not isinstance(manifest.get("chunks"), list) or not isinstance(manifest.get("inputs"), dict):
+                raise ValueError("its chunks must be a list and its inputs an object")
             described = GatherTarget(manifest["game"], int(manifest["board_size"]), manifest["encoder"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
             raise ChunkFormatError(f"gather manifest {path}: {error}") from error
         if described != target:
             raise ChunkFormatError(f"{output} holds chunks for {described.describe()}, not {target.describe()}: "

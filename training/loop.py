@@ -235,6 +235,7 @@ class _Run:
             missing = [key for key in ("best", "next", "phase", "history", "current") if key not in self.state]
             if missing:
                 raise ValueError(f"missing {', '.join(missing)}")
+            _check_state(self.state)
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise RunStateError(f"state file {path}: {error}") from error
         return True
@@ -273,6 +274,21 @@ class _Run:
         blocks, filters = self.config.architecture(generation)
         net = NetConfig(blocks, filters, 1, None if boot.heads == "pooled" else boot.size, boot.heads)
         return self.path("models", model_name(generation, net) + MODEL_SUFFIX)
+
+
+def _check_state(state: dict[str, Any]) -> None:
+    """ValueError for a state whose fields the loop could not follow: the next generation, the phase, the best
+    model (a file of the run's ``models`` folder), the history and the current generation's notes."""
+    best = state["best"]
+    if not isinstance(best, str) or Path(best).parent != Path("models"):
+        raise ValueError(f"best is {best!r}, not a file of the run's models folder")
+    if not isinstance(state["next"], int) or isinstance(state["next"], bool) or state["next"] < 1:
+        raise ValueError(f"next is {state['next']!r}, not a generation number")
+    if state["phase"] not in (*PHASES, "done"):
+        raise ValueError(f"phase is {state['phase']!r}, not one of {', '.join(PHASES)}, done")
+    if not isinstance(state["current"], dict) or not isinstance(state["history"], list) or not all(
+            isinstance(row, dict) for row in state["history"]):
+        raise ValueError("current must be an object and history a list of objects")
 
 
 # ------------------------------------------------------------------- phases
@@ -587,9 +603,10 @@ def _run_locked(root: Path, config: LoopConfig, report: Callable[[str], None],
     new = not (root / STATE_FILE).exists()
     if new and config.start_model:
         config = _sized_like_start_model(config)
-    write_json(root / RUN_FILE, config.to_dict())
     run = _Run(root, config, report, cluster)
-    if not run.load_state():
+    resumed = run.load_state()   # a state the loop cannot follow is refused before anything is written
+    write_json(root / RUN_FILE, config.to_dict())
+    if not resumed:
         _bootstrap(run)
     run.fold_pending_cpu()
     while run.state["next"] <= config.generations:

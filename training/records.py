@@ -58,6 +58,8 @@ RECORD_FORMAT = "engine-game"
 RECORD_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 RECORD_SUFFIX = ".game.json.gz"
+MAX_RECORD_BYTES = 64 << 20
+"""Most JSON read from one record (a long 19x19 game with every visit distribution takes about a megabyte)."""
 
 
 @dataclass(frozen=True)
@@ -197,17 +199,23 @@ def write_record(directory: str | os.PathLike[str], record: SelfPlayRecord, game
 def read_record(path: str | os.PathLike[str]) -> SelfPlayRecord:
     """Read a record, or raise :class:`RecordFormatError` naming the file and the problem."""
     path = Path(path)
+    unreadable = f"game record {path}: not a readable gzip-compressed JSON record (corrupt or truncated)"
     try:
         with gzip.open(path, "rb") as handle:
-            data = json.loads(handle.read().decode("utf-8"))
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError) as error:
-        raise RecordFormatError(f"game record {path}: not a readable gzip-compressed JSON record "
-                                f"(corrupt or truncated): {error}") from error
+            text = handle.read(MAX_RECORD_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as error:
+        raise RecordFormatError(f"{unreadable}: {error}") from error
+    if len(text) > MAX_RECORD_BYTES:
+        raise RecordFormatError(f"game record {path}: more than {MAX_RECORD_BYTES >> 20} MiB of JSON")
+    try:
+        data = json.loads(text.decode("utf-8"))
+    except (ValueError, RecursionError) as error:   # UnicodeDecodeError is a ValueError
+        raise RecordFormatError(f"{unreadable}: {error}"[:500]) from error
     if not isinstance(data, dict):
         raise RecordFormatError(f"game record {path}: expected a JSON object")
     try:
         return SelfPlayRecord.from_dict(data)
-    except (ValueError, KeyError, TypeError, RulesError) as error:
+    except (ValueError, KeyError, TypeError, OverflowError, RulesError) as error:
         raise RecordFormatError(f"game record {path}: {error}") from error
 
 

@@ -11,6 +11,7 @@ ValueError, so a command cannot set a field that does not exist.
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -48,6 +49,24 @@ def from_dict(kind: type[_Config], data: Mapping[str, Any]) -> _Config:
     unknown = set(data) - names
     if unknown:
         raise ValueError(f"unknown {kind.__name__} settings: {', '.join(sorted(unknown))}")
+    for name, value in data.items():
+        _check_scalar(kind, name, hints[name], value)
     values = {name: from_dict(hints[name], value) if dataclasses.is_dataclass(hints[name]) else value
               for name, value in data.items()}
     return kind(**values)
+
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _check_scalar(kind: type, name: str, hint: Any, value: Any) -> None:
+    """ValueError for a value that is not of its field's type, where that type is a number, a string, a bool or
+    None (a run file from elsewhere must not reach the loop as a string where a count belongs); containers and
+    nested configs are checked by their constructors."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    if not all(option in _SCALARS for option in allowed):
+        return
+    fits = any(type(value) is option or (option is float and type(value) is int) for option in allowed)
+    if not fits:
+        names = " or ".join("None" if option is type(None) else option.__name__ for option in allowed)
+        raise ValueError(f"{kind.__name__} setting {name} is {value!r}, not {names}")

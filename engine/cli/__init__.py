@@ -70,6 +70,8 @@ _BENCH = {
     "startup": Lazy("engine.cli.bench:startup_command",
                     "engine gtp from start to first genmove, cold and warm caches: seconds."),
     "selfplay": Lazy("engine.cli.bench:selfplay_command", "Self-play with a network: positions/s and games/hour."),
+    "fuzz": Lazy("engine.cli.bench:fuzz_command",
+                 "engine analysis, gtp and gomocup under fuzzed input: deaths, unanswered commands."),
     "train": Lazy("engine.cli.bench:train_command",
                   "Training steps on random samples: samples/s and the minibatch's share of a step."),
     "threads": Lazy("engine.cli.bench:threads_command",

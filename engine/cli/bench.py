@@ -29,7 +29,7 @@ from engine.cli.options import (
 from engine.cli.process import set_blas_threads_first, set_torch_threads
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command",
-           "startup_command", "selfplay_command", "train_command", "threads_command", "ponder_command",
+           "startup_command", "selfplay_command", "train_command", "fuzz_command", "threads_command", "ponder_command",
            "analysis_command"]
 
 
@@ -213,6 +213,25 @@ def train_command(blocks: int, filters: int, encoder: str, size: int, batch_size
            f"{', channels-last' if channels_last else ''}, {thread_count} threads: "
            f"{result['samples_per_s']:.1f} samples/s (median of {runs}: {result['runs_samples_per_s']}); "
            f"drawing the minibatch {100 * result['data_share']:.1f}% of a step")
+
+
+@click.command("fuzz")
+@click.option("--front-end", "front_ends", type=click.Choice(["analysis", "gtp", "gomocup"]), multiple=True,
+              default=("analysis", "gtp", "gomocup"), show_default=True, help="Front ends to fuzz (repeat the option).")
+@click.option("--lines", type=click.IntRange(1), default=100_000, show_default=True,
+              help="Fuzzed lines per front end (each followed by a probe).")
+@click.option("--visits", type=click.IntRange(1), default=8, show_default=True, help="Visits per search.")
+@click.option("--stall", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds without output after which a process counts as hung and is killed.")
+@seed_option()
+@json_option
+def fuzz_command(front_ends: tuple[str, ...], lines: int, visits: int, stall: float, seed: int,
+                 as_json: bool) -> None:
+    """Deaths, hangs and unanswered commands of each front end's process under fuzzed input."""
+    from gtp.fuzz.bench import measure_fuzz
+
+    results, text = measure_fuzz(front_ends, lines, visits, stall, seed, lambda line: click.echo(line, err=True))
+    report({"lines": lines, "visits": visits, "seed": seed, "results": results}, as_json, text)
 
 
 @click.command("startup")

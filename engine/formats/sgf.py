@@ -35,7 +35,9 @@ Conventions:
   game can be continued (GTP ``loadsgf``).
 
 Every problem with the data, from bytes that are not SGF to an illegal move,
-raises :class:`~engine.core.types.SGFError` with a message that says what and where.
+raises :class:`~engine.core.types.SGFError` with a message that says what and where;
+so do a file larger than :data:`MAX_SGF_BYTES` and a main line longer than
+:data:`MAX_RECORD_MOVES` moves.
 """
 
 from __future__ import annotations
@@ -54,9 +56,14 @@ from engine.core.game import Game, Move
 from engine.core.rules import MAX_SIZE, Rules
 from engine.core.types import BLACK, EMPTY, WHITE, Color, EngineError, IllegalMoveError, Outcome, SGFError
 
-__all__ = ["GameRecord", "load_sgf", "load_sgf_file", "dump_sgf"]
+__all__ = ["GameRecord", "load_sgf", "load_sgf_file", "dump_sgf", "MAX_SGF_BYTES", "MAX_RECORD_MOVES"]
 
 log = logging.getLogger(__name__)
+
+MAX_SGF_BYTES = 16 << 20
+"""Largest SGF file read (a long game with comments and variations takes well under a megabyte)."""
+MAX_RECORD_MOVES = 10_000
+"""Longest main line read: ten times the longest real games, and the replay of a longer one takes seconds."""
 
 _GAMES = {1: "go", 4: "gomoku"}
 _DEFAULT_SIZE = {"go": 19, "gomoku": 15}
@@ -173,12 +180,17 @@ class GameRecord:
 
 # ------------------------------------------------------------------ loading
 def load_sgf_file(path: str | os.PathLike[str]) -> GameRecord:
-    """Read the first game of the SGF file at ``path`` (see :func:`load_sgf`)."""
+    """Read the first game of the SGF file at ``path`` (see :func:`load_sgf`). A regular file of at most
+    :data:`MAX_SGF_BYTES`: a device or a pipe (which could block or never end) and a huge file are refused."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise SGFError(f"cannot read {os.fspath(path)!r}: not a regular file")
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_SGF_BYTES + 1)
     except OSError as exc:
         raise SGFError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_SGF_BYTES:
+        raise SGFError(f"{os.fspath(path)!r} is larger than {MAX_SGF_BYTES >> 20} MiB: not a game record")
     return load_sgf(data)
 
 
@@ -199,6 +211,9 @@ def load_sgf(data: bytes | str) -> GameRecord:
     except ValueError as exc:
         raise SGFError(f"not a readable SGF record: {exc}") from exc
     nodes = list(sgf_grammar.main_sequence_iter(tree))
+    if len(nodes) > MAX_RECORD_MOVES + 1:
+        raise SGFError(f"the main line has {len(nodes)} nodes: records of more than {MAX_RECORD_MOVES} moves are "
+                       f"not read")
     root = nodes[0]
     decode = _decoder(forced or _charset(root))
     rules = _read_rules(root, decode)
@@ -236,8 +251,9 @@ def _charset(root: Properties) -> str | None:
         return None
     name = root["CA"][0].decode("ascii", "replace").strip()
     try:
+        b"a\xff".decode(name, "replace")   # a text encoding (not rot13 or zlib) that replaces what it cannot read
         return codecs.lookup(name).name
-    except LookupError:
+    except (LookupError, ValueError):
         log.warning("unknown SGF charset CA[%s]; reading the text as UTF-8", name)
         return None
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 __all__ = ["NetConfig", "NetOutput", "HEADS", "AUX_HEADS", "VALUE_HIDDEN", "POOLED_HEAD_FILTERS", "MIN_STDEV",
-           "BN_EPSILON", "DTYPES", "TORCH_RUNTIMES", "RUNTIMES", "parse_aux_heads", "state_shapes"]
+           "BN_EPSILON", "MAX_BLOCKS", "DTYPES", "TORCH_RUNTIMES", "RUNTIMES", "parse_aux_heads", "state_shapes"]
 
 DTYPES = ("auto", "fp32", "bf16", "int8")
 """The network's arithmetic (``--dtype``); int8 is the CPU's quantized tower (:mod:`engine.nn.int8`)."""
@@ -33,6 +33,8 @@ POOLED_HEAD_FILTERS = 32
 MIN_STDEV = 0.01
 """The least score standard deviation, in units of the board size (0.09 points on 9x9)."""
 BN_EPSILON = 1e-5
+MAX_BLOCKS = 1000
+"""More residual blocks than any network trained anywhere: a description asking for more is not a network."""
 """The batch norms' epsilon (torch's default, which ``nn.BatchNorm2d`` layers keep)."""
 _NAME = re.compile(r"b(\d+)c(\d+)(-pooled)?")
 
@@ -95,8 +97,10 @@ class NetConfig:
             raise ValueError(f"unknown heads {self.heads!r}: expected one of {', '.join(HEADS)}")
         for field in ("blocks", "filters", "in_planes"):
             value = getattr(self, field)
-            if not isinstance(value, int) or value < (0 if field == "blocks" else 1):
+            if not isinstance(value, int) or isinstance(value, bool) or value < (0 if field == "blocks" else 1):
                 raise ValueError(f"{field} must be a positive int, not {value!r}")
+        if self.blocks > MAX_BLOCKS:
+            raise ValueError(f"blocks must be at most {MAX_BLOCKS}, not {self.blocks}")
         if self.heads == "fc" and not (isinstance(self.board_size, int) and self.board_size >= 2):
             raise ValueError(f"fc heads need a board size >= 2, not {self.board_size!r}")
         if self.heads == "pooled" and self.board_size is not None:

@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from engine.atomic import write_bytes
+from engine.nn.config import MAX_BLOCKS
 from engine.nn.model_file import MODEL_SUFFIX, Model, ModelFormatError, ModelInfo, save_model
 from engine.nn.model_format import GZIP_MAGIC, is_leela_zero
 from engine.nn.net import NetConfig, PolicyValueNet
@@ -67,22 +68,38 @@ BLACK_TO_MOVE_PLANE = 16
 EPSILON = 1e-5
 """Leela Zero's batch-norm epsilon."""
 HEAD_LINES = 14
+MAX_LINES = 1 + 4 + 8 * MAX_BLOCKS + HEAD_LINES
+MAX_LINE_CHARS = 64 << 20
+"""Longest line read (a 3x3 convolution of 384 filters takes 17 MB at full precision; Leela Zero's widest
+networks have 256)."""
+MAX_TEXT_CHARS = 2 << 30
+"""Most text read in all (Leela Zero's 40-block network of 256 filters takes about 600 MB)."""
 _FLIP = np.arange(POINTS).reshape(BOARD_SIZE, BOARD_SIZE)[::-1].reshape(-1)
 """Our point index -> Leela Zero's for the same point (rows counted from the other edge); its own inverse."""
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of the plain or gzipped file, or a ModelFormatError naming the line."""
+    """``(line number, text)`` of the plain or gzipped file, or a ModelFormatError naming the line; read in
+    bounded memory (MAX_LINE_CHARS a line, MAX_TEXT_CHARS in all, MAX_LINES lines), so that a small gzipped file
+    that unpacks to gigabytes is refused rather than read."""
+    name = f"Leela Zero weights {path.name}"
     with open(path, "rb") as handle:
         gzipped = handle.read(2) == GZIP_MAGIC
-    number = 0
+    number, total = 0, 0
     try:
         with (gzip.open(path, "rt", encoding="ascii") if gzipped else open(path, encoding="ascii")) as handle:
-            for number, text in enumerate(handle, 1):
+            while text := handle.readline(MAX_LINE_CHARS + 1):
+                number, total = number + 1, total + len(text)
+                if len(text) > MAX_LINE_CHARS:
+                    raise ModelFormatError(f"{name}, line {number}: longer than {MAX_LINE_CHARS} characters")
+                if number > MAX_LINES:
+                    raise ModelFormatError(f"{name}: more than {MAX_LINES} lines, the most a network of "
+                                           f"{MAX_BLOCKS} blocks has")
+                if total > MAX_TEXT_CHARS:
+                    raise ModelFormatError(f"{name}: more than {MAX_TEXT_CHARS >> 30} GiB of text")
                 yield number, text
     except (EOFError, OSError, zlib.error, UnicodeDecodeError) as error:
-        raise ModelFormatError(f"Leela Zero weights {path.name}, line {number + 1}: cannot be read "
-                               f"(truncated or corrupt: {error})") from error
+        raise ModelFormatError(f"{name}, line {number + 1}: cannot be read (truncated or corrupt: {error})") from error
 
 
 def _layers(net: PolicyValueNet) -> list[tuple[nn.Module, np.ndarray | None, np.ndarray | None]]:
@@ -141,7 +158,8 @@ def _parse(path: Path) -> tuple[int, list[tuple[int, np.ndarray]]]:
         if blank is not None:
             raise ModelFormatError(f"{name}, line {blank}: empty")
         try:
-            values = np.array(words, dtype=np.float32)
+            with np.errstate(over="ignore"):   # a number beyond float32 becomes inf, refused below
+                values = np.array(words, dtype=np.float32)
         except ValueError:
             bad = next(word for word in words if not _is_number(word))
             raise ModelFormatError(f"{name}, line {number}: {bad[:30]!r} is not a number") from None

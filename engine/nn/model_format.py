@@ -135,7 +135,7 @@ def _open(path: Path) -> Any:
     from safetensors import SafetensorError, safe_open
 
     if not path.is_file():
-        raise ModelFormatError(f"model {path}: no such file")
+        raise ModelFormatError(f"model {path}: {'not a regular file' if path.exists() else 'no such file'}")
     try:
         return safe_open(str(path), framework="numpy")
     except (SafetensorError, OSError, ValueError) as error:
@@ -152,8 +152,8 @@ def _metadata(path: Path, handle: Any) -> tuple[ModelInfo, int]:
     try:
         data = json.loads(text)
         return ModelInfo.from_dict(data), int(data["weights_crc32"])
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ModelFormatError(f"model {path.name} has malformed metadata: {error!r}") from error
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as error:
+        raise ModelFormatError(f"model {path.name} has malformed metadata: {error!r}"[:500]) from error
 
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -225,7 +225,8 @@ def read_weights(path: str | os.PathLike[str], *, expect_game: str | None = None
     forward pass's :func:`~engine.nn.numpy_net.load_numpy_net`). ``expect_encoder`` is an encoder name, or an
     object with ``name`` and ``num_planes``; a size-independent model fits every ``expect_size``. Raises
     :class:`ModelFormatError` naming the file for a mismatch, a file that is not a model, weights that fail their
-    checksum, or weights that do not fit the described network.
+    checksum, weights that do not fit the described network, and weights of another type or with NaN or
+    infinite numbers.
     """
     from safetensors import SafetensorError
 
@@ -240,4 +241,16 @@ def read_weights(path: str | os.PathLike[str], *, expect_game: str | None = None
     if weights_checksum(tensors) != crc:
         raise ModelFormatError(f"model {path.name} is corrupt: its weights fail their checksum")
     _check_shapes(path, info.config, tensors)
+    _check_values(path, tensors)
     return path, info, tensors
+
+
+def _check_values(path: Path, tensors: Mapping[str, np.ndarray]) -> None:
+    """Refuse tensors of another type than the network's (float32; int64 batch-norm counters) or holding NaN or
+    infinite numbers: a network computed from them would answer nothing but NaN."""
+    for name, array in tensors.items():
+        expected = np.dtype(np.int64 if name.endswith("num_batches_tracked") else np.float32)
+        if array.dtype != expected:
+            raise ModelFormatError(f"model {path.name}: {name} holds {array.dtype} numbers, not {expected}")
+        if expected.kind == "f" and not np.isfinite(array).all():
+            raise ModelFormatError(f"model {path.name} is corrupt: {name} holds NaN or infinite numbers")

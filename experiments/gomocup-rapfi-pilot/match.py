@@ -1,7 +1,7 @@
 """A match between two Gomocup (Piskvork) brains under Gomocup's limits (:mod:`training.piskvork`).
 
-    python experiments/gomocup-rapfi-pilot/match.py "engine gomocup" /path/to/pbrain-rapfi --games 10 --rules freestyle \\
-        [--opening-stones 2 --turn 5 --match 120 --memory-mb 350 --seed 0 --sgf-dir DIR --json]
+    python experiments/gomocup-rapfi-pilot/match.py "engine gomocup" /path/to/pbrain-rapfi --games 10 \\
+        --rules freestyle [--opening-stones 2 --turn 5 --match 120 --memory-mb 350 --seed 0 --sgf-dir DIR --json]
 
 Brain A against brain B (command lines), colours alternating (A black in even games), each game opened with
 random stones and both brains started afresh. Prints A's results, every game lost on time or by forfeit
