@@ -130,18 +130,15 @@ class ElevenPlaneEncoder(Encoder):
         liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 4, True, out)
 
 
-class FifteenPlaneEncoder(Encoder):
+class FifteenPlaneEncoder(ElevenPlaneEncoder):
     """The eleven planes of ``elevenplane``, then where the last four moves were played."""
 
     name = "fifteenplane"
     num_planes = 15
-    dtype = np.dtype(np.uint8)
-    games = ("go",)
-    uses_ko = True
-    rows = ROWS
+    rows = ROWS               # the history boards, which show where each move was played
     recent_moves = 4
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        ko_first = out[:, :11]   # the liberty kernel writes its ko plane last: give it the first eleven
-        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 4, True, ko_first)
-        recent_moves_kernel(cells, info, self.size, 11, self.recent_moves, out)
+        eleven = ElevenPlaneEncoder.num_planes   # the liberty kernel writes its ko plane last: give it eleven
+        super()._fill(cells, info, banned, out[:, :eleven])
+        recent_moves_kernel(cells, info, self.size, eleven, self.recent_moves, out)
