@@ -334,6 +334,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
     """``gather --collection``: the collections' games into chunks, held-out months apart."""
     import os
     import re
+    import tarfile
     import zipfile
 
     from tqdm import tqdm
@@ -364,7 +365,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
         with tqdm(desc="gather", unit="game", file=sys.stderr) as bar:
             summary = gather_collections(files, list_collections(index_paths), output_directory, target, config,
                                          bar.update)
-    except (EngineError, ValueError, OSError, zipfile.BadZipFile) as error:
+    except (EngineError, ValueError, OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as error:
         raise fail(error) from error
     result = {"collections": summary.finished, "already_gathered": summary.already_gathered,
               "games": summary.games, "used": summary.used, "skipped": dict(summary.skipped),

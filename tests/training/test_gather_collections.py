@@ -125,3 +125,13 @@ def test_the_command_refuses_bad_options_before_reading(tmp_path: Path, argument
                                        "fifteenplane", "--output-directory", str(tmp_path / "out"), *arguments])
     assert result.exit_code != 0 and message in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name,data", [("broken.zip", b"PK\x03\x04 not a zip"), ("cut.tar.gz", b"\x1f\x8b\x08\x00cut")])
+def test_a_broken_archive_is_a_clear_error_and_writes_nothing(tmp_path: Path, name: str, data: bytes) -> None:
+    broken = tmp_path / name
+    broken.write_bytes(data)
+    result = CliRunner().invoke(main, ["gather", "--collection", str(broken), "--encoder", "fifteenplane",
+                                       "--output-directory", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "Error:" in result.output and "Traceback" not in result.output
+    assert not list((tmp_path / "out").glob("chunk-*"))
