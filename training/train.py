@@ -46,6 +46,7 @@ KL_STEP = 1.5
 KL_BOUNDS = (0.1, 10.0)
 SATURATED = 0.999       # |v| above which tanh's gradient (1 - v^2) is under 0.002: the value head is stuck
 SATURATED_ALARM = 0.9   # the share of the last window's samples above it at which the run warns
+DEAD_ALARM = 0.05       # the share of the value head's hidden units alive below which the run warns
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class TrainResult:
     aux_losses: dict[str, float] = field(default_factory=dict)
     value_saturated: float = 0.0
     batch_size: int = 0
+    value_alive: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "model": str(self.model), "samples_per_s": self.samples_per_s}
@@ -129,6 +131,10 @@ class TrainResult:
         """A warning when the value head is dead: a tanh stuck at +-1 passes no gradient, so the value
         never learns again however long the run (a 15x15 Gomoku start at rate 0.02 with no warm-up did this
         within ten steps, silently)."""
+        if self.value_alive < DEAD_ALARM:
+            return (f"\nwarning: {100 * (1 - self.value_alive):.1f}% of the value head's hidden units are dead (no "
+                    f"position of the last batch makes them positive: their ReLU passes no gradient) and the value "
+                    f"will not learn; start again with a lower --lr or with more --warmup-steps")
         if not self.value_saturated >= SATURATED_ALARM:   # also NaN: no step was taken
             return ""
         return (f"\nwarning: the value head is saturated on {100 * self.value_saturated:.0f}% of the samples "
@@ -223,6 +229,22 @@ def _load_checkpoint(path: Path, identity: dict) -> dict:
 
 
 # ------------------------------------------------------------------- training
+def _live_value_units(net: Any, planes: np.ndarray) -> float:
+    """The share of the value head's hidden units (after its ReLU) that some position of ``planes`` makes
+    positive. A unit no position turns on passes no gradient and never learns again: when nearly all are
+    dead (a large early step can kill them all), the value stays where it is however long the run."""
+    import torch
+
+    seen: list[Any] = []
+    hook = net.heads.value_fc[1].register_forward_hook(lambda _module, _inputs, out: seen.append(out.detach()))
+    try:
+        with torch.no_grad():
+            net(torch.from_numpy(planes))
+    finally:
+        hook.remove()
+    return float((seen[0] > 0).any(dim=0).float().mean())
+
+
 def _mean(window: list[dict[str, float]], key: str) -> float:
     return float(np.mean([m[key] for m in window])) if window else float("nan")
 
@@ -337,6 +359,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
             writer.close()
     trained = model.with_generation(generation, base_steps + config.steps)
     trained.net = net.eval().cpu().to(memory_format=torch.contiguous_format)
+    alive = _live_value_units(trained.net, draw_batch(samples, config, config.steps, rank)[0])
     if lead:
         save_model(out_model, trained)
         ckpt.unlink(missing_ok=True)
@@ -347,4 +370,5 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                        lr_multiplier=multiplier, seconds=time.perf_counter() - started, model=out_model,
                        aux_losses={term: _mean(window, f"loss/{term}") for term in AUX_TERMS
                                    if window and f"loss/{term}" in window[0]},
-                       value_saturated=_mean(window, "value/saturated"), batch_size=config.batch_size)
+                       value_saturated=_mean(window, "value/saturated"), batch_size=config.batch_size,
+                       value_alive=alive)

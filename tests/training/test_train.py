@@ -255,3 +255,15 @@ def test_the_channels_last_layout_trains_the_same_network(tmp_path: Path) -> Non
     for name, tensor in trained[True].items():
         assert tensor.is_contiguous(), name
         assert torch.allclose(tensor.float(), trained[False][name].float(), atol=1e-4), name
+
+
+def test_a_value_head_whose_units_all_died_is_reported(tmp_path: Path) -> None:
+    samples = _go_samples()
+    model = _go_model("pooled")
+    with torch.no_grad():
+        model.net.heads.value_fc[0].weight.zero_()
+        model.net.heads.value_fc[0].bias.fill_(-10.0)   # no position turns a unit on: no gradient reaches them
+    dead = train(samples, model, tmp_path / "dead.safetensors", 1, _config(steps=2))
+    assert dead.value_alive == 0.0 and "hidden units are dead" in dead.describe()
+    alive = train(samples, _go_model("pooled"), tmp_path / "alive.safetensors", 1, _config(steps=2))
+    assert alive.value_alive > 0.5 and "dead" not in alive.describe()
