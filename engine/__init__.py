@@ -61,6 +61,7 @@ _HOMES = {
     "load_sgf": "engine.formats.sgf",
     "load_sgf_file": "engine.formats.sgf",
     # engine.formats.collections
+    "COLLECTION_SUFFIXES": "engine.formats.collections",
     "list_collections": "engine.formats.collections",
     "read_collection": "engine.formats.collections",
     "read_index": "engine.formats.collections",

@@ -65,7 +65,8 @@ from training.records import SelfPlayRecord, list_records, read_record
 from training.territory import FinalBoard, dead_from_territory, final_board
 
 __all__ = ["GatherTarget", "GatherConfig", "GatherSummary", "Arrays", "gather", "gather_target", "list_inputs",
-           "MANIFEST", "load_manifest", "samples_from_record", "samples_from_sgf", "sgf_final_board"]
+           "MANIFEST", "load_manifest", "file_sha256", "shuffled_chunk", "samples_from_record", "samples_from_sgf",
+           "sgf_final_board"]
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +149,10 @@ def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, movers: list[C
     return Arrays(planes, policy, values, ownership, score, np.full(count, final is not None))
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def file_sha256(path: Path) -> str:
+    """The file's SHA-256, read a block at a time (a game collection may be large)."""
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def list_inputs(directory: str | os.PathLike[str], kind: str) -> list[Path]:
@@ -349,7 +352,7 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     rng = np.random.default_rng(config.seed)
     group: list[tuple[str, Path, Arrays]] = []
     for path in inputs:
-        digest = _digest(path)
+        digest = file_sha256(path)
         if digest in manifest["inputs"] or any(digest == d for d, _, _ in group):
             summary.already_gathered += 1
         else:
@@ -378,22 +381,29 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     return summary
 
 
-def _write_group(output: Path, manifest: dict[str, Any], group: list[tuple[str, Path, Arrays]], encoder: Any,
-                 target: GatherTarget, rng: np.random.Generator, summary: GatherSummary) -> None:
-    """Shuffle the group's samples into one chunk, then record its inputs in the manifest."""
-    joined = Arrays(*(np.concatenate(parts) for parts in zip(*(samples for _, _, samples in group))))
+def shuffled_chunk(parts: Sequence[Arrays], encoder: Any, target: GatherTarget, rng: np.random.Generator,
+                   sources: tuple[str, ...]) -> Samples:
+    """The samples of ``parts`` in one random order as a chunk for ``target``, planes packed, naming
+    ``sources`` in its metadata."""
+    joined = Arrays(*(np.concatenate(columns) for columns in zip(*parts)))
     order = rng.permutation(len(joined.value))
     shuffled = Arrays(*(array[order] for array in joined))
     packed, coding = pack_planes(shuffled.planes)
-    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(order),
-                     tuple(digest for digest, _, _ in group))
-    chunk = Samples(info, packed, shuffled.policy, shuffled.value, pack_ownership(shuffled.ownership),
-                    shuffled.score, shuffled.aux_mask)
+    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(order), sources)
+    return Samples(info, packed, shuffled.policy, shuffled.value, pack_ownership(shuffled.ownership),
+                   shuffled.score, shuffled.aux_mask)
+
+
+def _write_group(output: Path, manifest: dict[str, Any], group: list[tuple[str, Path, Arrays]], encoder: Any,
+                 target: GatherTarget, rng: np.random.Generator, summary: GatherSummary) -> None:
+    """Shuffle the group's samples into one chunk, then record its inputs in the manifest."""
+    chunk = shuffled_chunk([samples for _, _, samples in group], encoder, target, rng,
+                           tuple(digest for digest, _, _ in group))
     path = write_chunk(_next_chunk_path(output, manifest), chunk)
     manifest["chunks"].append(path.name)
     for digest, source, samples in group:
         manifest["inputs"][digest] = {"chunk": path.name, "name": source.name, "samples": len(samples.value)}
     write_json(output / MANIFEST, manifest)
     summary.inputs += len(group)
-    summary.samples += len(order)
+    summary.samples += len(chunk)
     summary.chunks.append(path)

@@ -25,7 +25,6 @@ games skipped by reason) and is not read again.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import queue
@@ -41,9 +40,17 @@ from typing import Any
 import numpy as np
 
 from engine import Rules, SGFError, write_json
-from training.chunks import CHUNK_SUFFIX, ChunkInfo, Samples, pack_ownership, pack_planes, read_chunk_info, write_chunk
+from training.chunks import CHUNK_SUFFIX, read_chunk_info, write_chunk
 from training.errors import ChunkFormatError
-from training.gather import MANIFEST, Arrays, GatherTarget, load_manifest, samples_from_sgf
+from training.gather import (
+    MANIFEST,
+    Arrays,
+    GatherTarget,
+    file_sha256,
+    load_manifest,
+    samples_from_sgf,
+    shuffled_chunk,
+)
 
 __all__ = ["CollectionConfig", "CollectionSummary", "gather_collections", "HOLDOUT_DIR"]
 
@@ -139,20 +146,12 @@ def _done_games(folders: Sequence[Path]) -> dict[str, set[int]]:
 
 
 # ----------------------------------------------------------------- manifest
-def _digest(path: Path) -> str:
-    hasher = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            hasher.update(block)
-    return hasher.hexdigest()
-
-
 def _stem(path: Path) -> str:
-    name = path.name
-    for suffix in (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip", ".sgf", ".txt", ".kifu"):
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)] or "collection"
-    return name
+    """The collection's file name without its collection suffix (``2010-01`` of ``2010-01.zip``)."""
+    from engine import COLLECTION_SUFFIXES
+
+    suffix = max((s for s in COLLECTION_SUFFIXES if path.name.lower().endswith(s)), key=len, default="")
+    return path.name[: len(path.name) - len(suffix)] or "collection"
 
 
 # ------------------------------------------------------------------ worker
@@ -191,19 +190,12 @@ class _Sink:
     def flush(self) -> None:
         if not self.parts:
             return
-        joined = Arrays(*(np.concatenate(columns) for columns in zip(*self.parts)))
-        order = self.rng.permutation(len(joined.value))
-        shuffled = Arrays(*(array[order] for array in joined))
-        packed, coding = pack_planes(shuffled.planes)
-        target = self.task.target
-        info = ChunkInfo(target.game, target.board_size, self.encoder.name, self.encoder.num_planes, coding,
-                         len(order), (_source(self.task.digest, self.ordinals),))
-        chunk = Samples(info, packed, shuffled.policy, shuffled.value, pack_ownership(shuffled.ownership),
-                        shuffled.score, shuffled.aux_mask)
+        chunk = shuffled_chunk(self.parts, self.encoder, self.task.target, self.rng,
+                               (_source(self.task.digest, self.ordinals),))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.chunks.append(write_chunk(self.folder / f"{self.prefix}{self.next_number:05d}{CHUNK_SUFFIX}", chunk))
         self.next_number += 1
-        self.samples += len(order)
+        self.samples += len(chunk)
         self.parts, self.ordinals = [], []
 
 
@@ -297,7 +289,7 @@ def gather_collections(collections: Sequence[Path], index_paths: Sequence[Path],
     summary = CollectionSummary()
     tasks = []
     for path in collections:
-        digest = _digest(path)
+        digest = file_sha256(path)
         if digest in finished:
             summary.already_gathered += 1
             continue

@@ -279,9 +279,8 @@ def _line_games(lines: Iterable[str], index: ResultIndex | None, rules: Rules) -
 
 
 def read_collection(path: str | os.PathLike[str], index: ResultIndex | None = None,
-                    rules: Rules | None = None, start: int = 0) -> Iterator[CollectedGame]:
-    """The games of the collection at ``path``, in file order, from the ``start``-th on (0-based;
-    the games before it are passed over, as a resumed reader needs).
+                    rules: Rules | None = None) -> Iterator[CollectedGame]:
+    """The games of the collection at ``path``, in file order.
 
     ``index`` gives one-line games their results (without it each is skipped: "no result");
     ``rules`` are the one-line games' rules (default: Chinese, komi 6.5, the komi of the public
@@ -297,12 +296,11 @@ def read_collection(path: str | os.PathLike[str], index: ResultIndex | None = No
     elif kind == "tar":
         games = _tar_games(path)
     elif kind == "sgf":
-        games = iter([_sgf_game(path.name, path.read_bytes()[:MAX_SGF_BYTES + 1])])
+        with open(path, "rb") as stream:
+            games = iter([_sgf_game(path.name, _read_limited(stream))])
     else:
         games = _text_games(path, index, rules)
-    for number, game in enumerate(games):
-        if number >= start:
-            yield game
+    yield from games
 
 
 def _text_games(path: Path, index: ResultIndex | None, rules: Rules) -> Iterator[CollectedGame]:

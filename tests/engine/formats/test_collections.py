@@ -93,12 +93,6 @@ def test_the_rules_of_one_line_games_are_the_callers(tmp_path: Path) -> None:
     assert all(game.record.rules == rules for game in games if game.record)
 
 
-def test_start_passes_over_the_first_games(tmp_path: Path) -> None:
-    kifu, index_path = _write_collection(tmp_path)
-    index = read_index([index_path])
-    assert [g.key for g in read_collection(kifu, index, start=3)] == [g.key for g in read_collection(kifu, index)][3:]
-
-
 def _sgf(result: str, date: str = "2015-03-04") -> bytes:
     return f"(;GM[1]FF[4]SZ[9]KM[7]DT[{date}]RE[{result}];B[ee];W[cc];B[gg])".encode()
 
