@@ -128,9 +128,9 @@ class TrainResult:
                 f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}{self.saturation_warning()}")
 
     def saturation_warning(self) -> str:
-        """A warning when the value head is dead: a tanh stuck at +-1 passes no gradient, so the value
-        never learns again however long the run (a 15x15 Gomoku start at rate 0.02 with no warm-up did this
-        within ten steps, silently)."""
+        """A warning when the value head is dead, so that the value never learns again however long the run:
+        its hidden ReLUs all off, or its tanh stuck at +-1 (a 15x15 Gomoku start at rate 0.02 with no warm-up
+        did this within ten steps, silently); neither passes a gradient."""
         if self.value_alive < DEAD_ALARM:
             return (f"\nwarning: {100 * (1 - self.value_alive):.1f}% of the value head's hidden units are dead (no "
                     f"position of the last batch makes them positive: their ReLU passes no gradient) and the value "

@@ -339,8 +339,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 
     from tqdm import tqdm
 
-    from engine import EngineError
-    from engine.formats.collections import list_collections
+    from engine import EngineError, list_collections, read_info
     from training.gather import GatherTarget, gather_target
     from training.gather_collections import CollectionConfig, gather_collections
 
@@ -348,19 +347,17 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
     for month in months:
         if not re.fullmatch(r"\d{4}-\d{2}", month):
             raise click.BadParameter(f"{month!r}: expected YYYY-MM", param_hint="--holdout-months")
+    if (model_path is None) == (encoder is None):
+        raise click.UsageError("give one of --model and --encoder")
     try:
         files = list_collections(collections)
         if not files:
             raise ValueError(f"no game collections in {', '.join(collections)}")
         if model_path:
-            from engine import read_info
-
             board = size or (19 if read_info(model_path).board_size is None else None)
             target = gather_target([], "sgf", model_path, None, board)
         else:
-            target = GatherTarget("go", size or 19, (encoder or "").strip().lower())
-        if not target.encoder:
-            raise click.UsageError("give --model or --encoder")
+            target = GatherTarget("go", size or 19, encoder.strip().lower())
         config = CollectionConfig(rules, months, skip_moves, chunk_samples, workers or os.cpu_count() or 1, seed)
         with tqdm(desc="gather", unit="game", file=sys.stderr) as bar:
             summary = gather_collections(files, list_collections(index_paths), output_directory, target, config,
