@@ -208,7 +208,18 @@ class EngineState:
 
     # ---------------------------------------------------------------- warm-up
     def start(self, background: bool = True) -> None:
-        """Load the evaluator and compile the kernels, in a thread unless ``background`` is False."""
+        """Say which network plays, then load the evaluator and compile the kernels, in a thread unless
+        ``background`` is False. The choice is logged before the thread starts, so that a session that
+        quits at once has still said it."""
+        model = self.config.model_for(self.rules)
+        if model is None and self.config.network_free == "rollouts":
+            log.warning("no network (none given with --model PATH, none bundled for %s): playing pure "
+                        "Monte-Carlo tree search with random playouts (weak)", self.rules.game)
+        elif model is None:
+            log.warning("no network (--model uniform): playing with uniform priors and no value network, "
+                        "which is very weak")
+        else:
+            log.info("network: %s (loading)", model)
         if background:
             threading.Thread(target=self._warm_up, name="engine-warm-up", daemon=True).start()
         else:
@@ -218,14 +229,6 @@ class EngineState:
         started = time.perf_counter()
         try:
             model = self.config.model_for(self.rules)
-            if model is None and self.config.network_free == "rollouts":
-                log.warning("no network (none given with --model PATH, none bundled for %s): playing pure "
-                            "Monte-Carlo tree search with random playouts (weak)", self.rules.game)
-            elif model is None:
-                log.warning("no network (--model uniform): playing with uniform priors and no value network, "
-                            "which is very weak")
-            else:
-                log.info("network: %s (loading)", model)
             self._player = self._player_for(self.rules)
             if model is not None:
                 log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
