@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from engine import Model, ModelInfo
 
 __all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "DEFAULT_AUX_HEADS", "bootstrap", "default_rules", "model_rules",
-           "random_model", "model_for_chunks"]
+           "random_model", "model_for_chunks", "fresh_value_head"]
 
 DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4"}
 DEFAULT_AUX_HEADS = {"go": ("ownership", "score"), "gomoku": ()}
@@ -111,3 +111,17 @@ def model_for_chunks(info: Any, path: str | os.PathLike[str] | None, new: Bootst
         raise ValueError("give a model file, or the size of a new network")
     fits = replace(new, game=info.game, size=info.board_size, encoder=info.encoder)
     return random_model(fits, info.num_planes)
+
+
+def fresh_value_head(model: Model, seed: int) -> None:
+    """Give ``model`` new random value layers (seeded), keeping the tower, policy, ownership and score.
+
+    A value head whose hidden units all died (a learning rate too high for it) predicts a constant and
+    learns nothing more; training a network with a good tower and policy on from fresh value layers
+    revives it at the cost of the value alone."""
+    import torch
+
+    torch.manual_seed(seed)
+    for layer in model.net.heads.value_fc:
+        if hasattr(layer, "reset_parameters"):
+            layer.reset_parameters()

@@ -377,6 +377,8 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 @click.argument("out_model", type=click.Path(dir_okay=False))
 @click.option("--load-file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Start from this model [default: a new random network of --blocks x --filters].")
+@click.option("--fresh-value-head", is_flag=True,
+              help="Start the loaded model's value layers afresh (seeded): revives a value head whose units died.")
 @click.option("--generation-num", type=click.IntRange(0), default=None,
               help="Generation of the result [default: the loaded model's + 1, else 1].")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None, help="TensorBoard scalars go here.")
@@ -406,7 +408,8 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 @threads_option()
 @seed_option()
 @json_option
-def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, generation_num: int | None,
+def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None, fresh_value_head: bool,
+                  generation_num: int | None,
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
                   l2: float, schedule: str, warmup_steps: int, value_weight: float, ownership_weight: float,
                   score_mean_weight: float, score_stdev_weight: float, kl_target: float | None,
@@ -419,7 +422,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
 
     from engine import EngineError
     from training.chunks import load_samples
-    from training.models import BootstrapConfig, model_for_chunks
+    from training.models import BootstrapConfig, fresh_value_head as refresh, model_for_chunks
     from training.train import TrainConfig, train
 
     config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,
@@ -434,6 +437,10 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
         samples = load_samples(list(chunks))
         new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed, aux_heads=aux_heads)
         model = model_for_chunks(samples.info, load_file, new)
+        if fresh_value_head:
+            if load_file is None:
+                raise ValueError("--fresh-value-head renews a loaded model's value layers: give --load-file")
+            refresh(model, seed)
         generation = generation_num if generation_num is not None else (
             model.info.generation + 1 if load_file else 1)
         with tqdm(total=steps, desc="train", unit="step", file=sys.stderr) as bar:

@@ -11,6 +11,8 @@ WORK=${2:-runs/go19}
 STEPS=${3:-700}
 LR=${LR:-0.02}                  # stage 1 ran at 0.05 with 50 warm-up steps, and its value head died (README)
 WARMUP=${WARMUP:-200}
+FRESH_VALUE_HEAD=${FRESH_VALUE_HEAD:-0}   # 1: start the previous stage's value layers afresh (stage 2 did: stage 1's died)
+GATHER=${GATHER:-1}                       # 0: train on the stage's chunks gathered so far (a later run completes them)
 DATA=${DATA:-../shared/data/tygem}
 HERE=$(cd "$(dirname "$0")" && pwd)
 HOLDOUT=2010-04                                   # a whole month never trained on
@@ -22,7 +24,7 @@ chunks="$WORK/chunks-$(printf %02d "$STAGE")"
 collections=()
 for month in $month_list; do collections+=(--collection "$DATA/kifu/$month.zip"); done
 
-engine gather "${collections[@]}" --index "$DATA/index" --holdout-months $HOLDOUT --encoder fifteenplane \
+[ "$GATHER" = 1 ] && engine gather "${collections[@]}" --index "$DATA/index" --holdout-months $HOLDOUT --encoder fifteenplane \
     --output-directory "$chunks" --seed "$STAGE"
 if [ ! -d "$WORK/holdout" ]; then       # the held-out month's first 237 games (50,448 positions) measure every stage
     engine gather --collection "$DATA/kifu/$HOLDOUT.zip" --index "$DATA/index" --holdout-months $HOLDOUT \
@@ -35,6 +37,7 @@ previous="$WORK/models/$(printf %06d $((STAGE - 1)))-b6c64-pooled.safetensors"
 [ "$STAGE" -gt 1 ] && [ ! -f "$previous" ] && previous="$HERE/$(basename "$previous")"
 start=(--blocks 6 --filters 64 --heads pooled)
 [ "$STAGE" -gt 1 ] && start=(--load-file "$previous")
+[ "$FRESH_VALUE_HEAD" = 1 ] && start+=(--fresh-value-head)
 # One thread: on two cores shared with other work, torch's two OpenMP threads wait on each other at every
 # barrier and train several times slower than one.
 engine train "$chunks" "$model" "${start[@]}" --steps "$STEPS" --batch-size 256 --lr "$LR" --warmup-steps "$WARMUP" \

@@ -15,6 +15,7 @@ from tests.training.conftest import GOMOKU6, write_version1_chunk
 from training.chunks import ChunkInfo, Samples, load_samples, pack_ownership, pack_planes
 from training.errors import CheckpointError
 from training.losses import AUX_TERMS, Batch, batch_losses
+from training.models import fresh_value_head
 from training.train import TrainConfig, checkpoint_path, draw_batch, learning_rate, train
 from training.validate import validate
 
@@ -267,3 +268,17 @@ def test_a_value_head_whose_units_all_died_is_reported(tmp_path: Path) -> None:
     assert dead.value_alive == 0.0 and "hidden units are dead" in dead.describe()
     alive = train(samples, _go_model("pooled"), tmp_path / "alive.safetensors", 1, _config(steps=2))
     assert alive.value_alive > 0.5 and "dead" not in alive.describe()
+
+
+def test_a_fresh_value_head_revives_the_dead_units_and_keeps_the_rest(tmp_path: Path) -> None:
+    model = _go_model("pooled")
+    with torch.no_grad():
+        model.net.heads.value_fc[0].weight.zero_()
+        model.net.heads.value_fc[0].bias.fill_(-10.0)
+    before = {name: tensor.clone() for name, tensor in model.net.state_dict().items()}
+    fresh_value_head(model, seed=3)
+    after = model.net.state_dict()
+    renewed = {name for name in after if not torch.equal(after[name], before[name])}
+    assert renewed == {f"heads.value_fc.{layer}.{kind}" for layer in (0, 2) for kind in ("weight", "bias")}
+    revived = train(_go_samples(), model, tmp_path / "revived.safetensors", 1, _config(steps=2))
+    assert revived.value_alive > 0.5
