@@ -118,6 +118,7 @@ _HOMES = {
     "read_info": "engine.nn.loading",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
+    "LARGE_GO_BOARD": "engine.nn.networks",
     # engine.atomic
     "atomic_path": "engine.atomic",
     "read_json": "engine.atomic",

@@ -26,6 +26,7 @@ import numpy as np
 
 from engine import (
     DEFAULT_PLAYOUTS,
+    LARGE_GO_BOARD,
     Color,
     EngineError,
     Evaluator,
@@ -83,7 +84,9 @@ class FrontEndConfig:
     network: ``network_free`` ``"rollouts"`` is pure MCTS with random playouts (and decisive moves),
     ``"uniform"`` uniform priors and value 0 (every command works, the moves mean nothing).
     ``ponder``: after its own move the engine searches the position for the opponent until the next
-    command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`).
+    command arrives, and keeps the tree (see :meth:`EngineState.ponder_job`). ``move_seconds``: while
+    the controller has set no time control, a move ends after this long at the latest (None: no limit
+    but the player's).
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
@@ -106,6 +109,7 @@ class FrontEndConfig:
     ownership_playouts: int = DEFAULT_PLAYOUTS
     lag: float = DEFAULT_LAG
     ponder: bool = False
+    move_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.network_free not in NETWORK_FREE:
@@ -205,6 +209,7 @@ class EngineState:
         self._background = BackgroundWarmUp()
         self._playouts_queued = False
         self._tree_capacity: int | None = None   # nodes, from a memory limit
+        self._announced: set[str | None] = set()   # the model files the log has named
 
     # ---------------------------------------------------------------- warm-up
     def start(self, background: bool = True) -> None:
@@ -220,6 +225,11 @@ class EngineState:
                         "which is very weak")
         else:
             log.info("network: %s (loading)", model)
+            self._announced.add(model)
+        if self.config.model is None and self.config.bundled and self.rules.game == "go":
+            log.info("bundled Go networks: %s below %dx%d, %s from there up (a boardsize command switches)",
+                     bundled_model(Rules.go(LARGE_GO_BOARD - 1)), LARGE_GO_BOARD, LARGE_GO_BOARD,
+                     bundled_model(Rules.go(LARGE_GO_BOARD)))
         if background:
             threading.Thread(target=self._warm_up, name="engine-warm-up", daemon=True).start()
         else:
@@ -265,6 +275,9 @@ class EngineState:
             else:
                 options = replace(self.config.evaluator, eager_until_compiled=True)   # see _after_search
                 self._evaluators[key] = load_evaluator(rules, model, options)
+                if model not in self._announced:
+                    log.info("network: %s (for %dx%d)", model, rules.size, rules.size)
+                    self._announced.add(model)
         return self._evaluators[key]
 
     def _rollouts(self, rules: Rules) -> bool:
@@ -365,7 +378,10 @@ class EngineState:
 
     # ------------------------------------------------------------ decisions
     def budget(self, color: Color, time_cap: float | None = None) -> float | None:
-        """Seconds for ``color``'s next move from the time control, at most ``time_cap`` (None: no limit)."""
+        """Seconds for ``color``'s next move from the time control, at most ``time_cap`` (None: no limit); with
+        no time control, at most the config's ``move_seconds``."""
+        if self.time.settings.kind == "none" and self.config.move_seconds is not None:
+            time_cap = self.config.move_seconds if time_cap is None else min(time_cap, self.config.move_seconds)
         empty = int(np.count_nonzero(self.game.position.board() == 0))
         return self.time.budget(int(color), expected_moves(empty), per_move_cap=time_cap)
 

@@ -77,7 +77,7 @@ def measure_analysis(positions: int, visits: int, settings: list[int], batch: in
                      runtime: str) -> dict[str, Any]:
     """Positions/s of the analysis session for each ``numAnalysisThreads`` setting (medians of ``runs``), on the
     model (None: the bundled Go network); torch's threads are the caller's."""
-    model = model or str(bundled_model("go"))
+    model = model or str(bundled_model(Rules.go(9)))
     base = AnalysisConfig(visits=visits, search=SearchConfig(batch_size=batch))
     evaluator = _Counted(load_evaluator(Rules.go(9), model, replace(base.evaluator, runtime=runtime)))
     lines = random_queries(positions)

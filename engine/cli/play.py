@@ -28,6 +28,11 @@ FRONT_END_THREADS = 1
 engine, the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two busy cores
 are several times slower than one (``engine bench genmove --contend`` measures it)."""
 
+DEFAULT_MOVE_SECONDS = 1.5
+"""``engine gtp`` with neither ``--visits`` nor ``--time`` nor a time control from the controller: a move ends at
+800 visits or after this long, whichever comes first. A GUI user waits for every move, and 800 visits of the
+19x19 network take 3-5 s on a 2-core CPU."""
+
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
     from gtp.state import NETWORK_FREE
@@ -53,12 +58,14 @@ def _engine_options(runtime: str) -> Any:
     of ``--runtime``."""
     return stack(
         click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
-                     help="Model file [default: the network bundled for the rules in play; where none ships, "
+                     help="Model file [default: the network bundled for the rules in play (Go: the one learnt "
+                          "on 9x9 below 13x13, the one learnt on 19x19 from 13x13 up); where none ships, "
                           "'rollouts']; "
                           "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
                           "no value (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
-                     help="Search visits per move (default 800 unless --time is given)."),
+                     help=f"Search visits per move [default: 800; engine gtp stops at {DEFAULT_MOVE_SECONDS:g} s if "
+                          "that comes first, unless the controller sets a time control]."),
         click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
                      help="Seconds per move instead of a visit count; a time control set by the controller "
                           "can only lower it."),
@@ -131,8 +138,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     from engine import RulesError
     from gtp.commands import serve
 
+    move_seconds = DEFAULT_MOVE_SECONDS if visits is None and seconds is None else None
     config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
-                               rules=rules_text, komi=komi, ponder=ponder)
+                               rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds)
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -167,7 +175,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
 
 @click.command("analysis")
 @click.option("-model", "--model", "model", default=None, callback=_check_model, metavar="PATH",
-              help="Model file [default: the bundled Go network].")
+              help="Model file [default: the Go network bundled for each query's board size].")
 @click.option("-config", "--config", "config_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="KataGo analysis config (key = value lines); the keys that map onto the engine's are used.")
 @click.option("-override-config", "--override-config", "overrides", default="", metavar="K1=V1,K2=V2",
@@ -204,21 +212,22 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, dtype=dtype, runtime=runtime,
                                                            seed=seed))
-    path, _, bundled = _resolve_model(model)  # a Go network ships: only 'uniform' or 'rollouts' leave none
-    if bundled:
-        from engine import bundled_model
-
-        found = bundled_model("go")
-        path = None if found is None else str(found)
-    if path is not None and config.evaluator.runtime != "numpy":
+    path, _, bundled = _resolve_model(model)  # Go networks ship: only 'uniform' or 'rollouts' leave none
+    if (path is not None or bundled) and config.evaluator.runtime != "numpy":
         set_torch_threads(threads)
-    _serve_analysis(config, path, quit_without_waiting)
+    _serve_analysis(config, path, bundled, quit_without_waiting)
 
 
-def _serve_analysis(config: AnalysisConfig, model: str | None, quit_without_waiting: bool) -> None:
-    """Load the network (a failure ends the command before any input is read), then serve stdin/stdout."""
-    from engine import EngineError, Evaluator, Game, Rules, Search, load_evaluator, read_info
+def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, quit_without_waiting: bool) -> None:
+    """Load the network (a failure ends the command before any input is read), then serve stdin/stdout.
+    ``bundled``: each query's board plays the network bundled for its size."""
+    from engine import LARGE_GO_BOARD as LARGE
+    from engine import EngineError, Evaluator, Game, Rules, Search, bundled_model, load_evaluator, read_info
     from gtp.kata_session import AnalysisSession
+
+    def model_for(rules: Rules) -> str | None:
+        found = bundled_model(rules) if bundled else None
+        return model if found is None else str(found)
 
     size = 19
     if model is not None:
@@ -228,14 +237,18 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, quit_without_wait
             pass  # another format: load_evaluator says whether it can read it
 
     def evaluator_for(rules: Rules) -> Evaluator:
-        return load_evaluator(rules, model, config.evaluator)
+        return load_evaluator(rules, model_for(rules), config.evaluator)
 
+    rules = Rules.go(size)
     try:
-        rules = Rules.go(size)
         evaluator = evaluator_for(rules)
         Search(Game(rules), evaluator).run(2)  # loads the network and compiles the search kernels
     except (EngineError, ValueError, OSError) as exc:
-        raise click.ClickException(f"cannot load model {model}: {exc}") from exc
-    logging.getLogger(__name__).info("analysis engine ready: %s (%r), %d positions at a time",
-                                     model or "uniform priors", evaluator, config.concurrent)
+        raise click.ClickException(f"cannot load model {model_for(rules)}: {exc}") from exc
+    log = logging.getLogger(__name__)
+    if bundled:
+        log.info("bundled Go networks: %s below %dx%d, %s from there up", model_for(Rules.go(LARGE - 1)), LARGE,
+                 LARGE, model_for(Rules.go(LARGE)))
+    log.info("analysis engine ready: %s (%r), %d positions at a time", model_for(rules) or "uniform priors",
+             evaluator, config.concurrent)
     AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting).run()

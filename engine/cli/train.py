@@ -422,7 +422,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
 
     from engine import EngineError
     from training.chunks import load_samples
-    from training.models import BootstrapConfig, fresh_value_head as refresh, model_for_chunks
+    from training.models import BootstrapConfig, model_for_chunks
+    from training.models import fresh_value_head as refresh
     from training.train import TrainConfig, train
 
     config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,

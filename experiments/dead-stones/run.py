@@ -108,7 +108,7 @@ def main() -> None:
     results = [agreement("Monte-Carlo", games, lambda game: playout_ownership(game, args.playouts, seed=0))]
     if args.model is not None:
         rules = games[0][0].rules
-        path = bundled_model("go") if args.model == "bundled" else args.model
+        path = bundled_model(rules) if args.model == "bundled" else args.model
         evaluator = load_evaluator(rules, path, EvaluatorOptions(runtime="eager"))
         probe = evaluator.evaluate([games[0][0].position])
         if probe.ownership is None:

@@ -325,7 +325,7 @@ def test_katrains_queries_get_analyses_from_the_bundled_networks_heads(tmp_path:
     config, unknown = apply_settings(AnalysisConfig(), read_config(tmp_path / "katrain.cfg"))
     assert unknown == ["conservativePass", "nnMutexPoolSizePowerOfTwo"]
     assert config.concurrent == 12 and config.search.batch_size == 8 and config.perspective == "BLACK"
-    evaluator = load_evaluator(Rules.go(9), bundled_model("go"), replace(config.evaluator, runtime="eager"))
+    evaluator = load_evaluator(Rules.go(9), bundled_model(Rules.go(9)), replace(config.evaluator, runtime="eager"))
     lines = (GOLDEN / "katrain_queries.jsonl").read_text().splitlines()
     replies = serve(lines, config, evaluator)
     final = [r for r in replies if r.get("isDuringSearch") is False]

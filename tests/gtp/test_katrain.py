@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,8 @@ def test_katrain_reviews_a_game_on_engine_analysis(tmp_path: Path, monkeypatch: 
 
     katrain = Headless(force_package_config=True, debug_level=0)
     katrain.controls = SimpleNamespace(set_status=lambda *args, **kwargs: None)
-    config = {**katrain.config("engine"), "katago": str(_engine_command(tmp_path)), "model": str(bundled_model("go")),
+    config = {**katrain.config("engine"), "katago": str(_engine_command(tmp_path)),
+              "model": str(bundled_model(Rules.go(9))),
               "max_visits": 16, "fast_visits": 8, "max_time": 20.0}
     engine = katrain_engine.KataGoEngine(katrain, config)
     try:

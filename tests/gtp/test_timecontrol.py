@@ -126,3 +126,17 @@ def test_the_budget_uses_most_of_the_time() -> None:
     """Not losing on time by playing instantly is no success: over 100 moves most of the clock is used."""
     lowest = _simulate(TimeSettings("absolute", 300.0), 100, overhead=0.0, report=True, seed=0)
     assert lowest < 200
+
+
+def test_the_default_move_time_holds_only_until_the_controller_sets_a_time_control() -> None:
+    from engine import BLACK
+    from gtp.state import EngineState
+    from tests.gtp.helpers import front_end_config
+
+    state = EngineState(front_end_config(visits=8, move_seconds=1.5))
+    state.start(background=False)
+    assert state.budget(BLACK) == pytest.approx(1.5 - state.time.lag)
+    assert state.budget(BLACK, time_cap=1.0) == pytest.approx(1.0 - state.time.lag)
+    state.time.set(TimeSettings("absolute", 3600.0))
+    assert state.budget(BLACK) > 10.0   # the controller's clock rules now: an hour for about 145 moves
+    assert EngineState(front_end_config(visits=8)).config.move_seconds is None

@@ -8,7 +8,7 @@ import threading
 import pytest
 import torch
 
-from engine import EvaluatorOptions, PlayerConfig, SearchConfig, bundled_model
+from engine import EvaluatorOptions, PlayerConfig, Rules, SearchConfig, bundled_model
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
 from tests.gtp.helpers import responses
@@ -38,7 +38,7 @@ def test_boardsize_then_genmove_runs_on_the_eager_network_while_the_compile_wait
         monkeypatch: pytest.MonkeyPatch) -> None:
     compile_ = BlockedCompile()
     monkeypatch.setattr(torch, "compile", compile_)
-    config = FrontEndConfig(model=str(bundled_model("go")), seed=1,
+    config = FrontEndConfig(model=str(bundled_model(Rules.go(9))), seed=1,
                             player=PlayerConfig(visits=16, search=SearchConfig(batch_size=8)),
                             evaluator=EvaluatorOptions(runtime="compile", seed=1))
     out = io.BytesIO()

@@ -215,14 +215,16 @@ def test_version_1_files_load_and_play_as_before(tmp_path: Path, config: NetConf
     assert read_info(resaved).config == config   # saved again as version 2, still without heads
 
 
-def test_the_bundled_network_has_the_auxiliary_heads() -> None:
+@pytest.mark.parametrize("size", [9, 19])
+def test_the_bundled_go_networks_have_the_auxiliary_heads(size: int) -> None:   # one network may play both
+    from engine import Rules
     from engine.nn.networks import bundled_model
 
-    path = bundled_model("go")
+    path = bundled_model(Rules.go(size))
     assert path is not None
-    model = load_model(path, expect_game="go", expect_size=9)
+    model = load_model(path, expect_game="go", expect_size=size)
     assert model.info.config.aux_heads == AUX
-    _check_outputs(model.net, torch.zeros(2, model.info.num_planes, 9, 9))
+    _check_outputs(model.net, torch.zeros(2, model.info.num_planes, size, size))
 
 
 def test_a_version_2_file_must_name_its_heads(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""The Gomoku network bundled for the rules in play: renju's for renju, freestyle's for freestyle and standard,
-random-playout MCTS where none ships; chosen again when a Gomocup manager changes the rules."""
+"""The network bundled for the rules in play: Go's by board size, renju's for renju, freestyle's for freestyle and
+standard, random-playout MCTS where none ships; chosen again when the board or the rules change."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 import engine.nn.networks as networks
 from engine.core.rules import Rules
-from engine.nn.networks import bundled_model, network_family
+from engine.nn.networks import LARGE_GO_BOARD, bundled_model, network_family
 from gtp.gomocup import GomocupBrain
 from gtp.state import EngineState
-from tests.gtp.helpers import front_end_config
+from tests.gtp.helpers import front_end_config, run_session
 from training.models import BootstrapConfig, bootstrap
 
 
@@ -33,12 +33,35 @@ def bundled(monkeypatch: pytest.MonkeyPatch, gomoku_networks: dict[str, Path]) -
     return gomoku_networks
 
 
+@pytest.fixture(scope="module")
+def large_go_network(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny size-independent Go network standing for the one learnt on 19x19."""
+    folder = tmp_path_factory.mktemp("bundled-go")
+    return bootstrap(folder / "go-large.safetensors", BootstrapConfig("go", 19, blocks=1, filters=8, heads="pooled"))
+
+
 def test_families() -> None:
-    assert network_family("go") == "go" and network_family("gomoku") == "gomoku-freestyle"
+    assert network_family("gomoku") == "gomoku-freestyle"
     assert network_family(Rules.gomoku(15, 5, "renju")) == "gomoku-renju"
     assert network_family(Rules.gomoku(19, 5, "standard")) == "gomoku-freestyle"
     assert network_family(Rules.gomoku(6, 4)) is None  # no network is trained for four in a row
-    assert network_family(Rules.go(9)) == "go" and bundled_model("go") is not None
+    assert network_family(Rules.go(9)) == "go" and bundled_model(Rules.go(9)) is not None
+
+
+def test_go_plays_the_network_of_its_board_size(monkeypatch: pytest.MonkeyPatch, large_go_network: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    if "go-large" not in networks.BUNDLED:   # without a large-board network the 9x9 one plays every size
+        assert network_family(Rules.go(19)) == "go"
+    monkeypatch.setattr(networks, "BUNDLED", {**networks.BUNDLED, "go-large": str(large_go_network)})
+    assert network_family(Rules.go(12)) == "go" and network_family(Rules.go(LARGE_GO_BOARD)) == "go-large"
+    assert network_family("go") == "go-large"   # the game's default board is 19x19
+    with caplog.at_level(logging.INFO, logger="gtp.state"):
+        output = run_session("boardsize 19\ngenmove b\nboardsize 9\ngenmove w\nboardsize 13\ngenmove b\n",
+                             bundled=True, network_free="rollouts", visits=8)
+    assert "?" not in output
+    assert f"network: {large_go_network}" in caplog.text
+    assert f"network: {bundled_model(Rules.go(9))} (for 9x9)" in caplog.text
+    assert f"{bundled_model(Rules.go(9))} below 13x13, {large_go_network} from there up" in caplog.text
 
 
 @pytest.mark.parametrize(("rules", "family"), [("renju", "gomoku-renju"), ("freestyle", "gomoku-freestyle"),
