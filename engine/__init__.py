@@ -73,10 +73,10 @@ _HOMES = {
     "RolloutEvaluator": "engine.search.evaluator",
     "masked_softmax": "engine.search.evaluator",
     # engine.search.batching
-    "SearchJob": "engine.search.batching",
     "step": "engine.search.batching",
     # engine.search.mcts
     "Search": "engine.search.mcts",
+    "SearchJob": "engine.search.mcts",
     "SearchConfig": "engine.search.mcts",
     "SearchResult": "engine.search.mcts",
     "nodes_within": "engine.search.mcts",

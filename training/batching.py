@@ -1,6 +1,6 @@
 """How games are scheduled: many in flight with one network call per step, and jobs side by side in threads.
 
-Each game in flight owns a :class:`~engine.search.batching.SearchJob` (its
+Each game in flight owns a :class:`~engine.search.mcts.SearchJob` (its
 current move's search); every step advances all of them through the engine's
 :func:`~engine.search.batching.step`, which evaluates their leaves in one call
 per evaluator. :func:`play_in_flight` keeps K games in flight until all are

@@ -25,7 +25,8 @@ A search uses them in this order: ``root = GumbelRoot.start(priors, legal, m, n,
 root's evaluation (no Dirichlet noise: the Gumbel noise is the exploration); for each simulation
 ``root.next_action(visits, q, raw_value)`` picks the root child to descend (PUCT below the root);
 after ``n`` simulations ``root.final_action(...)`` is the move and ``root.policy_target(...)`` the
-recorded policy.
+recorded policy. :class:`GumbelSearch` is that sequence as a search holds it, planned when the search
+begins and started once its root is evaluated.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["prior_logits", "gumbel_top_m", "halving_schedule", "sigma", "mixed_value", "completed_q",
-           "transformed_q", "next_root_action", "final_action", "improved_policy", "GumbelRoot"]
+           "transformed_q", "next_root_action", "final_action", "improved_policy", "GumbelRoot", "GumbelSearch"]
 
 _TINY = float(np.finfo(np.float32).tiny)  # priors are float32: the smallest positive one
 _EPSILON = 1e-8  # smallest denominator when rescaling Q (mctx's)
@@ -209,6 +210,17 @@ class GumbelRoot:
         return next_root_action(self.schedule, self.considered, self.gumbel, self.logits,
                                 self._sigma_q(visits, q, raw_value), counts)
 
+    def next_actions(self, budget: int, visits: np.ndarray, q: np.ndarray, raw_value: float,
+                     pending: np.ndarray) -> list[int]:
+        """The root actions of the next ``budget`` simulations (fewer where the schedule ends), chosen one by one
+        as :meth:`next_action` would, each counted in flight for the next; ``pending`` is updated so."""
+        actions: list[int] = []
+        for _ in range(min(budget, len(self.schedule) - int((visits + pending).sum()))):
+            action = self.next_action(visits, q, raw_value, pending)
+            pending[action] += 1
+            actions.append(action)
+        return actions
+
     def final_action(self, visits: np.ndarray, q: np.ndarray, raw_value: float) -> int:
         """See :func:`final_action`."""
         return final_action(self.considered, self.gumbel, self.logits, self._sigma_q(visits, q, raw_value), visits)
@@ -225,3 +237,22 @@ class GumbelRoot:
         """
         policy = self.policy_target(visits, q, raw_value)
         return float(np.dot(policy, completed_q(q, visits, self.logits, raw_value)))
+
+
+@dataclass
+class GumbelSearch:
+    """One search's Gumbel root: planned when the search begins (``considered`` actions, ``simulations`` after
+    the root's own evaluation, Gumbel noise of ``scale``: 0 takes the prior's top m), sampled by :meth:`start`
+    once the root's priors are known; ``root`` is None until then."""
+
+    considered: int
+    simulations: int
+    scale: float = 1.0
+    c_visit: float = 50.0
+    c_scale: float = 1.0
+    root: GumbelRoot | None = None
+
+    def start(self, priors: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> GumbelRoot:
+        self.root = GumbelRoot.start(priors, legal, self.considered, self.simulations, rng, gumbel_scale=self.scale,
+                                     c_visit=self.c_visit, c_scale=self.c_scale)
+        return self.root

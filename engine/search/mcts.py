@@ -1,16 +1,17 @@
-"""``Search``: PUCT Monte-Carlo tree search over a batched evaluator.
+"""``Search``: PUCT Monte-Carlo tree search over a batched evaluator, and ``SearchJob``, the one driver of a search.
 
-The tree and its kernels are in :mod:`engine.search.tree`; this module owns
-one tree, turns leaf batches into evaluator calls, adds root noise, reuses
-the tree between moves and reports what it found. Deciding what to play
-(temperature, resignation, passing, time) is :class:`engine.search.player.Player`'s.
+A search is stepwise: :meth:`Search.gather` selects a batch of leaves, the caller evaluates them, and
+:meth:`Search.complete` expands them and backs their values up. A :class:`SearchJob` drives those steps to
+a search's limits (visits, playouts, time, a stop); :meth:`Search.run` runs one job with the search's own
+evaluator, and :func:`engine.search.batching.step` steps many jobs with one evaluator call per step.
 
-When the evaluator has the network's auxiliary heads the search also averages
-them over the tree: the score in the tree's own rows (see :mod:`engine.search.tree`),
-the ownership in a pool beside it that holds every evaluated node's ownership
-row once, from black's view in float16 (``2*N*N`` bytes a row: 722 bytes on 19x19, where
-a tree row per node would cost 362 times more, once per child). A subtree's
-ownership is the mean of the rows of the nodes evaluated in it, each counted once.
+The search is made of named parts: the node arrays and their growth (:class:`~engine.search.tree.Tree`),
+the root and the tree's reuse from move to move (:class:`~engine.search.root.Root`), what it does to the
+root's children (:class:`~engine.search.root.RootShaping`: analysis's allowed moves and policy temperature,
+self-play's noise and forced playouts), the Gumbel root (:class:`~engine.search.gumbel.GumbelSearch`) and,
+when the evaluator has the network's auxiliary heads, their means over the tree: the score in the tree's own
+rows, the ownership in an :class:`~engine.search.ownership_pool.OwnershipPool` beside it. Deciding what to
+play (temperature, resignation, passing, time) is :class:`engine.search.player.Player`'s.
 """
 
 from __future__ import annotations
@@ -22,36 +23,33 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.core.board import INFO_LEN, ROWS, TO_PLAY, geometry
+from engine.core.board import INFO_LEN, ROWS, TO_PLAY, Geometry, geometry
 from engine.core.dispatch import pack_rules, terminal_value
 from engine.core.game import Game
 from engine.core.position import PositionBatch
+from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.search.evaluator import Evaluation, Evaluator
-from engine.search.gumbel import GumbelRoot
+from engine.search.gumbel import GumbelSearch
+from engine.search.ownership_pool import OwnershipPool
+from engine.search.root import Root, RootShaping
 from engine.search.targets import prune_policy_target
 from engine.search.tree import (
     ACTION,
-    FIRST_CHILD,
     FLOAT_ROWS,
     INT_ROWS,
     NET_VALUE,
-    NUM_CHILDREN,
-    PRIOR,
     SCORE_SQUARES,
     SCORE_SUM,
     VALUE_SUM,
-    VIRTUAL,
     VISITS,
-    compact_subtree,
+    Tree,
     expand_and_backup,
     principal_variation,
-    reset_tree,
-    root_children_of,
     select_leaves,
 )
 
-__all__ = ["SearchConfig", "SearchResult", "Search", "NODE_BYTES", "nodes_within"]
+__all__ = ["SearchConfig", "SearchResult", "Search", "SearchJob", "NODE_BYTES", "nodes_within"]
 
 
 NODE_BYTES = 4 * (INT_ROWS + FLOAT_ROWS)
@@ -190,6 +188,24 @@ def _score_statistics(floats: np.ndarray, visits: np.ndarray) -> tuple[np.ndarra
     return mean.astype(np.float32), np.sqrt(np.maximum(variance, 0.0)).astype(np.float32)
 
 
+_NO_SCORES = np.zeros((0, 2), dtype=np.float32)  # the score rows of an evaluation without a score head
+_NO_PATH = np.zeros(0, dtype=np.int64)  # no root children chosen for the simulations: PUCT chooses
+
+
+class _Leaves:
+    """One step's leaves, written by :func:`select_leaves` and read in place by the evaluator: their tree
+    ``nodes`` (``int64[B]``), ``positions`` (a batch over ``cells`` and ``info``), ``legal`` actions
+    (``bool[B, A]``), and how many of them await their evaluation (``pending``)."""
+
+    def __init__(self, rules: Rules, geo: Geometry, batch: int) -> None:
+        self.nodes = np.zeros(batch, dtype=np.int64)
+        self.cells = np.zeros((batch, ROWS, geo.num_points), dtype=np.int16)
+        self.info = np.zeros((batch, INFO_LEN), dtype=np.int64)
+        self.legal = np.zeros((batch, rules.num_actions), dtype=np.bool_)
+        self.positions = PositionBatch(rules, self.cells, self.info)
+        self.pending = 0
+
+
 class Search:
     """One search tree over a game, reusable from move to move."""
 
@@ -201,147 +217,55 @@ class Search:
         self.rules = game.rules
         self.geo = geometry(self.rules.size)
         self.spec = pack_rules(self.rules)
-        actions = self.rules.num_actions
-        capacity = min(config.capacity, 256 * actions)
-        self._ints = np.zeros((INT_ROWS, capacity), dtype=np.int32)
-        self._floats = np.zeros((FLOAT_ROWS, capacity), dtype=np.float32)
-        self._count = np.zeros(1, dtype=np.int64)
-        batch = config.batch_size
-        self._leaf_nodes = np.zeros(batch, dtype=np.int64)
-        self._leaf_cells = np.zeros((batch, ROWS, self.geo.num_points), dtype=np.int16)
-        self._leaf_info = np.zeros((batch, INFO_LEN), dtype=np.int64)
-        self._leaf_legal = np.zeros((batch, actions), dtype=np.bool_)
-        self._leaves = PositionBatch(self.rules, self._leaf_cells, self._leaf_info)
-        self._no_scores = np.zeros((0, 2), dtype=np.float32)
-        self._no_path = np.zeros(0, dtype=np.int64)
-        self._pending = 0
-        self._full = False
-        self._growth_seconds = 0.0   # all growths of the tree so far
-        self._last_growth = 0.0      # the latest one
-        self._noise_pending = False
-        self._forced = False  # this search runs forced playouts (and prunes its target)
-        self._gumbel: GumbelRoot | None = None
-        self._gumbel_pending = False  # a Gumbel search whose root is not yet evaluated
-        self._gumbel_simulations = 0
-        self._gumbel_noise = 1.0
-        self._has_score = False
-        # the ownership pool (allocated at the first evaluation with ownership): row k is node
-        # _owned_nodes[k]'s evaluated ownership, black's view; _owned rows are in use
-        self._ownership_rows: np.ndarray | None = None    # float16[R, N*N]
-        self._owned_nodes = np.zeros(0, dtype=np.int64)    # int64[R]
-        self._owned = 0
-        self.root = game.position.copy()
-        self._root_legal = game.legal_mask()
-        self._root_moves = len(game.moves)
-        self._root_allowed: np.ndarray | None = None
-        self._root_temperature = 1.0
-        self._root_shaped = True
-        self.reset()
+        self.tree = Tree(min(config.capacity, 256 * self.rules.num_actions), config.capacity)
+        self.root = Root.of(game)
+        self.shaping = RootShaping()
+        self.gumbel: GumbelSearch | None = None
+        self.ownership_pool = OwnershipPool(self.rules.num_points)
+        self._leaves = _Leaves(self.rules, self.geo, config.batch_size)
+        self._has_score = False  # the evaluator gave scores: the tree keeps them
 
     # ----------------------------------------------------------------- tree
     @property
     def nodes(self) -> int:
-        return int(self._count[0])
+        return self.tree.nodes
 
     @property
     def root_visits(self) -> int:
-        return int(self._ints[VISITS, 0])
+        return self.tree.root_visits
 
-    def _children(self) -> slice:
-        first = int(self._ints[FIRST_CHILD, 0])
-        return slice(first, first + int(self._ints[NUM_CHILDREN, 0])) if first >= 0 else slice(0, 0)
+    @property
+    def is_full(self) -> bool:
+        """The tree reached ``SearchConfig.capacity``: stop searching."""
+        return self.tree.full
 
     def reset(self) -> None:
         """Forget the tree (the root position stays)."""
-        reset_tree(self._ints, self._floats, self._count)
-        self._owned = 0
+        self.tree.reset()
+        self.ownership_pool.clear()
 
     def set_game(self, game: Game) -> None:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""
-        moves = game.moves
-        self._root_allowed, self._root_temperature, self._root_shaped = None, 1.0, True
-        reusable = (game.rules == self.rules and len(moves) >= self._root_moves
-                    and self._replays_to(game))
-        if not reusable:
-            self.root = game.position.copy()
-            self._root_legal = game.legal_mask()
-            self._root_moves = len(moves)
-            self.reset()
-            return
-        for move in moves[self._root_moves:]:
-            self._descend(move.action, game)
-        self.root = game.position.copy()
-        self._root_legal = game.legal_mask()
-        self._root_moves = len(moves)
-        self._restrict_root()
-
-    def _replays_to(self, game: Game) -> bool:
-        """Whether playing the game's newer moves on our root gives the game's position."""
-        position = self.root.copy()
-        for move in game.moves[self._root_moves:]:
-            if int(move.color) != int(position.to_play) or not position.is_legal(move.action):
-                return False
-            position.play_unchecked(move.action)
-        return position.key == game.position.key and np.array_equal(position.cells, game.position.cells)
-
-    def _descend(self, action: int, game: Game) -> None:
-        child = self._child_for(action)
-        if child < 0:
+        self.shaping.forget_analysis()
+        actions = self.root.actions_to(game)
+        self.root = Root.of(game)
+        if actions is None:
             self.reset()
             return
         everything = np.ones(self.rules.num_actions, dtype=np.bool_)
-        self._move_root(child, everything)
+        for action in actions:
+            child = self.tree.child(0, action)
+            if child < 0:
+                self.reset()
+            else:
+                self._reroot(child, everything)
+        children = self.tree.children()  # drop the root children the game forbids (superko)
+        if children.stop > children.start and not self.root.legal[self.tree.ints[ACTION, children]].all():
+            self._reroot(0, self.root.legal)
 
-    def _child_for(self, action: int) -> int:
-        return self._child_of(0, action)
-
-    def _child_of(self, node: int, action: int) -> int:
-        """The child of ``node`` reached by ``action``, or -1 if the tree has none."""
-        first, count = int(self._ints[FIRST_CHILD, node]), int(self._ints[NUM_CHILDREN, node])
-        if first < 0 or count == 0:
-            return -1
-        hits = np.flatnonzero(self._ints[ACTION, first:first + count] == action)
-        return first + int(hits[0]) if hits.size else -1
-
-    def _move_root(self, child: int, root_legal: np.ndarray) -> None:
-        ints, floats = np.zeros_like(self._ints), np.zeros_like(self._floats)
-        old_of_new = np.empty(ints.shape[1], dtype=np.int64)
-        compact_subtree(self._ints, self._floats, child, root_legal, ints, floats, self._count, old_of_new)
-        self._ints, self._floats = ints, floats
-        if self._owned:  # keep the ownership rows of the nodes that stay, renumbered
-            new_of_old = np.full(old_of_new.shape[0], -1, dtype=np.int64)
-            new_of_old[old_of_new[:self.nodes]] = np.arange(self.nodes)
-            assert self._ownership_rows is not None
-            nodes = new_of_old[self._owned_nodes[:self._owned]]
-            kept = nodes >= 0
-            self._owned = int(kept.sum())
-            self._ownership_rows[:self._owned] = self._ownership_rows[:kept.size][kept]
-            self._owned_nodes[:self._owned] = nodes[kept]
-
-    def _grow(self) -> bool:
-        """Double the tree's room (up to ``capacity``); False when it may not grow."""
-        capacity = self._ints.shape[1]
-        larger = min(2 * capacity, self.config.capacity)
-        if larger <= capacity:
-            return False
-        started = time.perf_counter()
-        used = self.nodes
-        ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
-        floats = np.zeros((FLOAT_ROWS, larger), dtype=np.float32)
-        ints[:, :used] = self._ints[:, :used]
-        floats[:, :used] = self._floats[:, :used]
-        self._ints, self._floats = ints, floats
-        self._last_growth = time.perf_counter() - started
-        self._growth_seconds += self._last_growth
-        return True
-
-    def _next_step_seconds(self, last_step: float, last_growth: float) -> float:
-        """What the next step of :meth:`run` may take: the last one's time less the tree's growth in it, and
-        twice the latest growth again where its expansions may not fit the tree (each copies twice as much)."""
-        allocated = self._ints.shape[1]
-        may_grow = allocated < self.config.capacity and \
-            allocated - self.nodes < self.config.batch_size * self.rules.num_actions
-        return last_step - last_growth + (2 * self._last_growth if may_grow else 0.0)
+    def _reroot(self, child: int, root_legal: np.ndarray) -> None:
+        """:meth:`Tree.reroot`, keeping the ownership of the nodes that stay."""
+        self.ownership_pool.renumber(self.tree.reroot(child, root_legal), self.tree.nodes)
 
     def shape_root(self, *, allowed: np.ndarray | None = None, temperature: float = 1.0) -> None:
         """Analysis settings for the current root (until the root changes): search only the ``allowed``
@@ -351,51 +275,32 @@ class Search:
         They apply once the root is expanded: the evaluator still sees the root with all its
         legal moves, so the network's policy of the root stays what it is.
         """
-        if temperature <= 0:
-            raise ValueError(f"the root policy temperature must be positive, not {temperature}")
-        self._root_allowed = None if allowed is None or not (allowed & self._root_legal).any() else allowed
-        self._root_temperature = temperature
-        self._root_shaped = False
-        if self._ints[FIRST_CHILD, 0] >= 0:
-            self._shape_expanded_root()
+        self.shaping.for_analysis(allowed, temperature, self.root.legal)
+        if self.tree.root_expanded:
+            self._reshape_root()
 
-    def _shape_expanded_root(self) -> None:
-        self._root_shaped = True
-        children = self._children()
-        if self._root_temperature != 1.0 and children.stop > children.start:
-            weights = self._floats[PRIOR, children].astype(np.float64) ** (1.0 / self._root_temperature)
-            self._floats[PRIOR, children] = (weights / max(weights.sum(), 1e-30)).astype(np.float32)
-        if self._root_allowed is not None and not self._root_allowed[self._ints[ACTION, children]].all():
-            self._move_root(0, self._root_legal & self._root_allowed)
+    def _reshape_root(self) -> None:
+        if self.shaping.apply(self.tree):
+            assert self.shaping.allowed is not None
+            self._reroot(0, self.root.legal & self.shaping.allowed)
 
-    def _restrict_root(self) -> None:
-        """Drop root children the game forbids (superko) by re-rooting the root onto itself."""
-        children = self._children()
-        if children.stop > children.start and not self._root_legal[self._ints[ACTION, children]].all():
-            self._move_root(0, self._root_legal)
-
-    # --------------------------------------------------------------- search
     # ------------------------------------------------------ stepwise search
-    # ``run`` below drives these steps with this search's own evaluator; a
-    # caller running many searches at once (self-play) drives them itself and
-    # evaluates the leaves of all of them in one network call.
     def begin(self, noise: bool = False, visits: int | None = None) -> bool:
         """Start a search that the caller will stop at ``visits`` root visits (a Gumbel search plans its
         halving for them and needs them); False when there is nothing to search (the game is over)."""
-        self._full = False
         cfg = self.config
-        self._gumbel = None
-        self._gumbel_pending = cfg.gumbel_considered > 0
-        self._forced = noise and cfg.forced_playouts_k > 0 and not self._gumbel_pending  # a PUCT root's
-        if self._gumbel_pending:
+        self.gumbel = None
+        if cfg.gumbel_considered > 0:
             if visits is None:
                 raise ValueError("a Gumbel search needs a visit limit: its sequential halving is planned for it")
-            self.reset()
-            self._gumbel_simulations = max(visits - 1, 1)  # the root's own evaluation is the first visit
-            self._gumbel_noise = 1.0 if noise else 0.0
-            noise = False
-        self._noise_pending = noise
-        return not self.root.is_over and bool(self._root_legal.any())
+            self.reset()  # the halving counts its own simulations
+            self.gumbel = GumbelSearch(cfg.gumbel_considered, max(visits - 1, 1),  # the root's evaluation is a visit
+                                       1.0 if noise else 0.0, cfg.gumbel_c_visit, cfg.gumbel_c_scale)
+            noise = False  # the Gumbel noise is its exploration
+        self.tree.full = False
+        self.shaping.noise = noise
+        self.shaping.forced = noise and cfg.forced_playouts_k > 0
+        return not self.root.position.is_over and bool(self.root.legal.any())
 
     def gather(self, budget: int) -> tuple[PositionBatch, np.ndarray, int]:
         """Select leaves for up to ``budget`` simulations.
@@ -404,216 +309,120 @@ class Search:
         number of simulations this step completed by itself (finished games).
         Pass the leaves' priors and values to :meth:`complete` before the next step.
         """
-        if self._ints[FIRST_CHILD, 0] < 0:  # the root first, with the game's legal moves (superko)
-            leaves, finished = self._select(1)
-            self._leaf_legal[0] = self._root_legal
-        elif self._gumbel is not None:
-            leaves, finished = self._select(budget, self._gumbel_path(budget))
+        leaves = self._leaves
+        if not self.tree.root_expanded:  # the root first, with the game's legal moves (superko)
+            count, finished = self._select(1)
+            leaves.legal[0] = self.root.legal
+        elif self.gumbel is not None:
+            count, finished = self._select(budget, self._gumbel_path(budget))
         else:
-            leaves, finished = self._select(budget)
-        self._pending = leaves
-        return self._leaves[:leaves], self._leaf_legal[:leaves], finished
+            count, finished = self._select(budget)
+        leaves.pending = count
+        return leaves.positions[:count], leaves.legal[:count], finished
 
     def complete(self, evaluation: Evaluation) -> None:
         """Expand the gathered leaves with the evaluation's priors and back their values (and scores) up;
         keep their ownership, if given."""
-        leaves = self._pending
-        self._pending = 0
-        if leaves == 0:
+        leaves, tree = self._leaves, self.tree
+        count, leaves.pending = leaves.pending, 0
+        if count == 0:
             return
-        scores = self._no_scores
+        scores = _NO_SCORES
         if evaluation.score_mean is not None and evaluation.score_stdev is not None:
             self._has_score = True
             mean = np.asarray(evaluation.score_mean, dtype=np.float32)
             scores = np.stack([mean, np.square(evaluation.score_stdev) + np.square(mean)], axis=1).astype(np.float32)
         if evaluation.ownership is not None:
-            self._keep_ownership(evaluation.ownership, leaves)
-        room = expand_and_backup(self._ints, self._floats, self._count, self._leaf_nodes, leaves,
-                                 self._leaf_legal, np.ascontiguousarray(evaluation.priors, dtype=np.float32),
-                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores)
-        if not room and not self._grow():
-            self._full = True  # the leaf that found no room stays unexpanded; its value was backed up
-        if self._noise_pending and self._ints[FIRST_CHILD, 0] >= 0:
-            self._add_noise()
-            self._noise_pending = False
-        if not self._root_shaped and self._ints[FIRST_CHILD, 0] >= 0:
-            self._shape_expanded_root()
-        if self._gumbel_pending and self._ints[FIRST_CHILD, 0] >= 0:
-            self._start_gumbel()
+            self.ownership_pool.add(evaluation.ownership, leaves.info[:count, TO_PLAY], leaves.nodes[:count])
+        if not expand_and_backup(tree.ints, tree.floats, tree.count, leaves.nodes, count, leaves.legal,
+                                 np.ascontiguousarray(evaluation.priors, dtype=np.float32),
+                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores):
+            tree.make_room()
+        shaping, gumbel = self.shaping, self.gumbel
+        if (shaping.noise or shaping.reshape or (gumbel is not None and gumbel.root is None)) and tree.root_expanded:
+            self._on_root_expanded()
 
-    def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per action (``float32[N*N+1]``): completed visits, visits in flight, mean value (the root's side
-        to move, 0 where unvisited), prior."""
-        actions = self.rules.num_actions
-        visits, pending = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
-        q, priors = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
-        children = self._children()
-        acts = self._ints[ACTION, children]
-        n = self._ints[VISITS, children].astype(np.float32)
-        visits[acts] = n
-        pending[acts] = self._ints[VIRTUAL, children]
-        q[acts] = np.where(n > 0, self._floats[VALUE_SUM, children] / np.maximum(n, 1), 0.0)
-        priors[acts] = self._floats[PRIOR, children]
-        return visits, pending, q, priors
-
-    def _start_gumbel(self) -> None:
-        cfg = self.config
-        _, _, _, priors = self._root_arrays()
-        legal = np.zeros(self.rules.num_actions, dtype=np.bool_)
-        legal[self._ints[ACTION, self._children()]] = True
-        self._gumbel = GumbelRoot.start(priors, legal, cfg.gumbel_considered, self._gumbel_simulations, self.rng,
-                                        gumbel_scale=self._gumbel_noise, c_visit=cfg.gumbel_c_visit,
-                                        c_scale=cfg.gumbel_c_scale)
-        self._gumbel_pending = False
+    def _on_root_expanded(self) -> None:
+        """What waits for the root's children: self-play's noise, analysis's shaping, the Gumbel root's sampling."""
+        cfg, shaping, gumbel, tree = self.config, self.shaping, self.gumbel, self.tree
+        if shaping.noise:
+            shaping.mix_noise(tree, self.rng, cfg.dirichlet_epsilon, cfg.alpha_for)
+        if shaping.reshape:
+            self._reshape_root()
+        if gumbel is not None and gumbel.root is None:
+            _, _, _, priors = tree.root_statistics(self.rules.num_actions)
+            legal = np.zeros(self.rules.num_actions, dtype=np.bool_)
+            legal[tree.ints[ACTION, tree.children()]] = True
+            gumbel.start(priors, legal, self.rng)
 
     def _gumbel_path(self, budget: int) -> np.ndarray:
         """The root children (node indices) that the next ``budget`` simulations descend into, by the
         sequential halving; shorter where the schedule ends."""
-        assert self._gumbel is not None
-        visits, pending, q, _ = self._root_arrays()
-        raw_value = float(self._floats[NET_VALUE, 0])
-        first = int(self._ints[FIRST_CHILD, 0])
+        assert self.gumbel is not None and self.gumbel.root is not None
+        tree = self.tree
+        visits, pending, q, _ = tree.root_statistics(self.rules.num_actions)
+        actions = self.gumbel.root.next_actions(budget, visits, q, float(tree.floats[NET_VALUE, 0]), pending)
+        children = tree.children()
         node_of = np.full(self.rules.num_actions, -1, dtype=np.int64)
-        node_of[self._ints[ACTION, self._children()]] = np.arange(first, first + int(self._ints[NUM_CHILDREN, 0]))
-        path = []
-        for _ in range(min(budget, len(self._gumbel.schedule) - int((visits + pending).sum()))):
-            action = self._gumbel.next_action(visits, q, raw_value, pending)
-            pending[action] += 1
-            path.append(node_of[action])
-        return np.array(path, dtype=np.int64)
+        node_of[tree.ints[ACTION, children]] = np.arange(children.start, children.stop)
+        return node_of[np.array(actions, dtype=np.int64)]
 
-    def _keep_ownership(self, ownership: np.ndarray, leaves: int) -> None:
-        """Add the leaves' ownership (``[L, N*N]``, each leaf's side to move) to the pool, from black's view."""
-        if self._ownership_rows is None or self._owned + leaves > len(self._ownership_rows):
-            rows = max(2 * self._owned + leaves, 64)
-            grown = np.zeros((rows, self.rules.num_points), dtype=np.float16)
-            nodes = np.zeros(rows, dtype=np.int64)
-            if self._ownership_rows is not None:
-                grown[:self._owned] = self._ownership_rows[:self._owned]
-                nodes[:self._owned] = self._owned_nodes[:self._owned]
-            self._ownership_rows, self._owned_nodes = grown, nodes
-        black = np.where(self._leaf_info[:leaves, TO_PLAY] == BLACK, 1.0, -1.0)[:, None]
-        self._ownership_rows[self._owned:self._owned + leaves] = black * ownership
-        self._owned_nodes[self._owned:self._owned + leaves] = self._leaf_nodes[:leaves]
-        self._owned += leaves
-
-    def ownership(self, action: int | None = None) -> np.ndarray | None:
-        """Tree-averaged ownership (``float32[N*N]``, the root's side to move: +1 its point) of the
-        whole tree, or of the subtree after the root's ``action``; None without an ownership head
-        or when that subtree holds no evaluated node."""
-        if not self._owned:
-            return None
-        assert self._ownership_rows is not None
-        rows = self._ownership_rows[:self._owned]
-        if action is not None:
-            child = self._child_for(action)
-            if child < 0:
-                return None
-            owners = np.empty(self._owned, dtype=np.int64)
-            root_children_of(self._ints, self._owned_nodes[:self._owned], owners)
-            rows = rows[owners == child]
-            if not len(rows):
-                return None
-        mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)  # float32 sums drift over 1e5 rows
-        return mean if self.root.to_play == BLACK else -mean
-
-    @property
-    def is_full(self) -> bool:
-        """The tree reached ``SearchConfig.capacity``: stop searching."""
-        return self._full
-
-    def budget(self, visits: int | None, playouts: int | None, done: int) -> int:
-        """Simulations the next step may run under a visit and a playout limit."""
-        budget = self.config.batch_size
-        if visits is not None:
-            budget = min(budget, visits - self.root_visits)
-        if playouts is not None:
-            budget = min(budget, playouts - done)
-        return budget
-
-    def _add_noise(self) -> None:
-        """Mix Dirichlet noise into the root's priors (self-play exploration)."""
-        children = self._children()
-        count = children.stop - children.start
-        if count > 1:
-            eps = self.config.dirichlet_epsilon
-            dirichlet = self.rng.dirichlet(np.full(count, self.config.alpha_for(count)))
-            mixed = (1 - eps) * self._floats[PRIOR, children] + eps * dirichlet
-            self._floats[PRIOR, children] = mixed.astype(np.float32)
-
-    def _select(self, budget: int, root_path: np.ndarray | None = None) -> tuple[int, int]:
+    def _select(self, budget: int, root_path: np.ndarray = _NO_PATH) -> tuple[int, int]:
         """Run :func:`select_leaves`; ``root_path``: the root children the simulations take (Gumbel)."""
-        cfg = self.config
-        if root_path is None:
-            root_path = self._no_path
-        elif not len(root_path):
+        if root_path is not _NO_PATH and not len(root_path):
             return 0, 0
+        cfg, tree, leaves, root = self.config, self.tree, self._leaves, self.root.position
         utility = cfg.score_utility if self._has_score else 0.0
-        center = -float(self._floats[SCORE_SUM, 0]) / self.root_visits if utility and self.root_visits else 0.0
-        return select_leaves(self._ints, self._floats, self.root.cells, self.root.info, self.geo.zobrist,
+        center = -float(tree.floats[SCORE_SUM, 0]) / tree.root_visits if utility and tree.root_visits else 0.0
+        return select_leaves(tree.ints, tree.floats, root.cells, root.info, self.geo.zobrist,
                              self.geo.width, self.geo.action_point, self.spec, float(self.rules.komi),
                              cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction,
                              math.nan if cfg.fpu_value is None else cfg.fpu_value, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size,
-                             cfg.forced_playouts_k if self._forced else 0.0, root_path, budget, self._leaf_nodes,
-                             self._leaf_cells, self._leaf_info, self._leaf_legal)
+                             cfg.forced_playouts_k if self.shaping.forced else 0.0, root_path, budget, leaves.nodes,
+                             leaves.cells, leaves.info, leaves.legal)
 
     def run(self, visits: int | None = None, *, playouts: int | None = None, seconds: float | None = None,
             noise: bool = False, stop: Callable[[], bool] | None = None,
             progress: Callable[["Search"], None] | None = None, progress_every: float = 0.1) -> SearchResult:
-        """Search until the root has ``visits`` visits, ``playouts`` new simulations ran, time ran out,
-        or ``stop()`` says so. ``progress(search)`` is called every ``progress_every`` seconds.
-
-        ``seconds`` is a hard limit but for the first step (one evaluator call): no step begins that would
-        end past it, were it to take as long as the last (and the tree's next growth, when it may grow)."""
-        if visits is None and playouts is None and seconds is None:
-            raise ValueError("give a visit, playout or time limit")
-        started = last_report = now = time.perf_counter()
-        done = 0
-        if not self.begin(noise, visits):
-            return self.result(0.0, 0)
-        while not self._full:
-            budget = self.budget(visits, playouts, done)
-            if budget <= 0:
-                break
-            step_started, growth = now, self._growth_seconds
-            leaves, legal, finished = self.gather(budget)
+        """Search with this search's evaluator to the limits of a :class:`SearchJob`, or until ``stop()`` says
+        so. ``progress(search)`` is called every ``progress_every`` seconds."""
+        job = SearchJob(self, self.evaluator, visits, noise, playouts=playouts, seconds=seconds)
+        last_report = time.monotonic()
+        finished = job.finished
+        while not finished:
+            leaves, legal = job.gather()
             if len(leaves):
-                self.complete(self.evaluator.evaluate(leaves, legal))
-            done += len(leaves) + finished
-            now = time.perf_counter()
-            if seconds is not None and now - started + self._next_step_seconds(
-                    now - step_started, self._growth_seconds - growth) >= seconds:
-                break
-            if stop is not None and stop():
-                break
-            if progress is not None and now - last_report >= progress_every:
+                job.complete(self.evaluator.evaluate(leaves, legal))
+            finished = job.finished or (stop is not None and stop())
+            if progress is not None and not finished and time.monotonic() - last_report >= progress_every:
                 progress(self)
-                last_report = now
-        return self.result(time.perf_counter() - started, done)
+                last_report = time.monotonic()
+        return job.result()
 
+    # -------------------------------------------------------------- results
     def result(self, seconds: float = 0.0, simulations: int = 0) -> SearchResult:
         actions = self.rules.num_actions
-        visits, _, q, priors = self._root_arrays()
-        children = self._children()
-        root_n = max(self.root_visits, 1)
-        value = -float(self._floats[VALUE_SUM, 0]) / root_n if self.root_visits else float(
-            self._floats[NET_VALUE, 0])
-        if self.root.is_over:
-            value = float(terminal_value(self.root.cells, self.root.info, self.geo.width, self.geo.action_point,
+        tree, root = self.tree, self.root.position
+        visits, _, q, priors = tree.root_statistics(actions)
+        children = tree.children()
+        root_visits = tree.root_visits
+        value = -float(tree.floats[VALUE_SUM, 0]) / root_visits if root_visits else float(tree.floats[NET_VALUE, 0])
+        if root.is_over:
+            value = float(terminal_value(root.cells, root.info, self.geo.width, self.geo.action_point,
                                          self.spec, float(self.rules.komi)))
         line = np.zeros(64, dtype=np.int64)
-        length = principal_variation(self._ints, 0, line)
+        length = principal_variation(tree.ints, 0, line)
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
         result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
                               pv=[int(a) for a in line[:length]], ownership=self.ownership(), **targets)
-        if not self._has_score or not self.root_visits:
+        if not self._has_score or not root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)
         if children.stop > children.start:
-            acts = self._ints[ACTION, children]
-            moves[acts], stdevs[acts] = _score_statistics(self._floats[:, children], visits[acts])
-        mean, stdev = _score_statistics(self._floats[:, :1], np.float32([self.root_visits]))
+            acts = tree.ints[ACTION, children]
+            moves[acts], stdevs[acts] = _score_statistics(tree.floats[:, children], visits[acts])
+        mean, stdev = _score_statistics(tree.floats[:, :1], np.float32([root_visits]))
         return replace(result, score_mean=-float(mean[0]), score_stdev=float(stdev[0]), move_scores=moves,
                        move_score_stdevs=stdevs)
 
@@ -621,32 +430,127 @@ class Search:
         """The policy target (and move) of a Gumbel or forced-playout search, for :class:`SearchResult`."""
         if not visits.sum():
             return {}
-        if self._gumbel is not None:
-            raw_value = float(self._floats[NET_VALUE, 0])
-            return {"policy_target": self._gumbel.policy_target(visits, q, raw_value),
-                    "gumbel_action": self._gumbel.final_action(visits, q, raw_value),
-                    "value": self._gumbel.value(visits, q, raw_value)}
-        if self._forced:
+        gumbel = self.gumbel.root if self.gumbel is not None else None
+        if gumbel is not None:
+            raw_value = float(self.tree.floats[NET_VALUE, 0])
+            return {"policy_target": gumbel.policy_target(visits, q, raw_value),
+                    "gumbel_action": gumbel.final_action(visits, q, raw_value),
+                    "value": gumbel.value(visits, q, raw_value)}
+        if self.shaping.forced:
             cfg = self.config
-            return {"policy_target": prune_policy_target(visits, priors, q, parent_visits=self.root_visits,
+            return {"policy_target": prune_policy_target(visits, priors, q, parent_visits=self.tree.root_visits,
                                                          c_puct=cfg.c_puct, k=cfg.forced_playouts_k)}
         return {}
+
+    def ownership(self, action: int | None = None) -> np.ndarray | None:
+        """Tree-averaged ownership (``float32[N*N]``, the root's side to move: +1 its point) of the
+        whole tree, or of the subtree after the root's ``action``; None without an ownership head
+        or when that subtree holds no evaluated node."""
+        pool = self.ownership_pool
+        if not len(pool):
+            return None
+        if action is None:
+            mean = pool.mean()
+        else:
+            child = self.tree.child(0, action)
+            mean = pool.subtree_mean(self.tree.ints, child) if child >= 0 else None
+        if mean is None:
+            return None
+        return mean if self.root.position.to_play == BLACK else -mean
 
     def line_visits(self, line: list[int]) -> list[int]:
         """Visits of the nodes that the actions of ``line``, played from the root, reach (while the tree has them)."""
         node, visits = 0, []
         for action in line:
-            node = self._child_of(node, action)
+            node = self.tree.child(node, action)
             if node < 0:
                 break
-            visits.append(int(self._ints[VISITS, node]))
+            visits.append(int(self.tree.ints[VISITS, node]))
         return visits
 
     def child_pv(self, action: int, limit: int = 32) -> list[int]:
         """The most-visited line starting with ``action`` (for analysis output)."""
-        child = self._child_for(action)
+        child = self.tree.child(0, action)
         if child < 0:
             return [action]
         line = np.zeros(limit, dtype=np.int64)
-        length = principal_variation(self._ints, child, line)
+        length = principal_variation(self.tree.ints, child, line)
         return [action] + [int(a) for a in line[:length]]
+
+
+class SearchJob:
+    """One search driven to its limits: ``search`` run until its root has ``visits`` visits (reused ones count),
+    ``playouts`` new simulations ran, its time ran out, or :meth:`stop` was called; None: no such limit.
+
+    ``seconds`` counts from the first step and is a hard limit but for that step: no step begins that would
+    end past it, were it to take as long as the last (and the tree's next growth, when it may grow). The
+    caller evaluates each :meth:`gather`'s leaves with ``evaluator`` and hands the evaluation to :meth:`complete`.
+    """
+
+    def __init__(self, search: Search, evaluator: Evaluator, visits: int | None, noise: bool = False, *,
+                 playouts: int | None = None, seconds: float | None = None) -> None:
+        if visits is None and playouts is None and seconds is None:
+            raise ValueError("give a visit, playout or time limit")
+        self.search = search
+        self.evaluator = evaluator
+        self.visits = visits
+        self.playouts = playouts
+        self.seconds = seconds
+        self.simulations = 0
+        self.started: float | None = None  # time.monotonic() of the first step
+        self._step_started = 0.0  # of the latest step, and the tree's growth_seconds then
+        self._growth_before_step = 0.0
+        self._stalled = False
+        self._stopped = False
+        self._open = search.begin(noise, visits)
+
+    @property
+    def finished(self) -> bool:
+        """Nothing left to do: a limit is reached, the job was stopped, the tree is full or the game is over."""
+        if not self._open or self._stalled or self._stopped or self.search.tree.full:
+            return True
+        if self.seconds is not None and self.started is not None and self._out_of_time():
+            return True
+        return self._budget() <= 0
+
+    def _out_of_time(self) -> bool:
+        now = time.monotonic()
+        search, tree = self.search, self.search.tree
+        last_step = now - self._step_started - (tree.growth_seconds - self._growth_before_step)
+        next_step = last_step + tree.next_growth_seconds(search.config.batch_size * search.rules.num_actions)
+        return now - self.started + next_step >= self.seconds  # type: ignore[operator]
+
+    def _budget(self) -> int:
+        """Simulations the next step may run under the visit and playout limits."""
+        budget = self.search.config.batch_size
+        if self.visits is not None:
+            budget = min(budget, self.visits - self.search.tree.root_visits)
+        if self.playouts is not None:
+            budget = min(budget, self.playouts - self.simulations)
+        return budget
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the first step (0 before it)."""
+        return 0.0 if self.started is None else time.monotonic() - self.started
+
+    def stop(self) -> None:
+        """Finish now: the result is what the search found so far."""
+        self._stopped = True
+
+    def gather(self) -> tuple[PositionBatch, np.ndarray]:
+        """The next leaf batch (possibly empty) and its legal masks."""
+        now = time.monotonic()
+        if self.started is None:
+            self.started = now
+        self._step_started, self._growth_before_step = now, self.search.tree.growth_seconds
+        leaves, legal, done = self.search.gather(self._budget())
+        self.simulations += len(leaves) + done
+        self._stalled = len(leaves) == 0 and done == 0
+        return leaves, legal
+
+    def complete(self, evaluation: Evaluation) -> None:
+        self.search.complete(evaluation)
+
+    def result(self) -> SearchResult:
+        return self.search.result(self.elapsed, self.simulations)

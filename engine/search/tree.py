@@ -17,6 +17,9 @@ Node ``i``'s fields live in two arrays, one row per field:
     ``floats[SCORE_SQUARES, i]`` sum of backed-up ``stdev**2 + mean**2`` (points squared, no sign)
 ``count: int64[1]``              nodes in use
 
+:class:`Tree` owns one search's arrays: it allocates them small and doubles them when an expansion
+finds no room, and re-roots them onto a subtree when the game moves on.
+
 Values and scores flip sign once per ply. A simulation walks down by PUCT with virtual
 loss (each simulation in flight counts as a loss), replays the path's moves
 on a copy of the root position, and stops at an unexpanded node: a finished
@@ -39,6 +42,9 @@ being the root's mean score (seen, like the child's mean, from the player choosi
 from __future__ import annotations
 
 import math
+import time
+
+import numpy as np
 
 from engine.core.board import PASS_POINT, TO_PLAY
 from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, play_point
@@ -48,7 +54,7 @@ from engine.core.types import BLACK
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
            "PENDING", "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree",
-           "principal_variation", "root_children_of"]
+           "principal_variation", "root_children_of", "Tree"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN = 0, 1, 2, 3, 4, 5
 INT_ROWS = 6
@@ -340,3 +346,98 @@ def root_children_of(ints, nodes, out):
         while ints[PARENT, node] != 0:
             node = ints[PARENT, node]
         out[k] = node
+
+
+class Tree:
+    """One search's node arrays (``ints``, ``floats`` and ``count`` as above), ``initial`` nodes at first and
+    doubled whenever full, up to ``capacity`` nodes; ``full`` once an expansion found no room and it may not grow.
+    It times its growth (``growth_seconds`` in all, ``last_growth`` the latest), so that a timed search can allow
+    for the next."""
+
+    def __init__(self, initial: int, capacity: int) -> None:
+        self.capacity = capacity
+        self.ints = np.zeros((INT_ROWS, initial), dtype=np.int32)
+        self.floats = np.zeros((FLOAT_ROWS, initial), dtype=np.float32)
+        self.count = np.zeros(1, dtype=np.int64)
+        self.full = False
+        self.growth_seconds = 0.0
+        self.last_growth = 0.0
+        self.reset()
+
+    @property
+    def nodes(self) -> int:
+        return int(self.count[0])
+
+    @property
+    def allocated(self) -> int:
+        """Nodes the arrays hold room for now."""
+        return int(self.ints.shape[1])
+
+    @property
+    def root_visits(self) -> int:
+        return int(self.ints[VISITS, 0])
+
+    @property
+    def root_expanded(self) -> bool:
+        return bool(self.ints[FIRST_CHILD, 0] >= 0)
+
+    def reset(self) -> None:
+        """Just an unexpanded root."""
+        reset_tree(self.ints, self.floats, self.count)
+
+    def children(self, node: int = 0) -> slice:
+        """The node indices of ``node``'s children (contiguous; empty while it is unexpanded)."""
+        first = int(self.ints[FIRST_CHILD, node])
+        return slice(first, first + int(self.ints[NUM_CHILDREN, node])) if first >= 0 else slice(0, 0)
+
+    def child(self, node: int, action: int) -> int:
+        """The child of ``node`` reached by ``action``, or -1 if the tree has none."""
+        children = self.children(node)
+        hits = np.flatnonzero(self.ints[ACTION, children] == action)
+        return children.start + int(hits[0]) if hits.size else -1
+
+    def root_statistics(self, actions: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per action (``float32[actions]``): the root's completed visits, visits in flight, mean value (the root's
+        side to move, 0 where unvisited) and prior."""
+        visits, pending = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
+        q, priors = np.zeros(actions, np.float32), np.zeros(actions, np.float32)
+        children = self.children()
+        acts = self.ints[ACTION, children]
+        n = self.ints[VISITS, children].astype(np.float32)
+        visits[acts] = n
+        pending[acts] = self.ints[VIRTUAL, children]
+        q[acts] = np.where(n > 0, self.floats[VALUE_SUM, children] / np.maximum(n, 1), 0.0)
+        priors[acts] = self.floats[PRIOR, children]
+        return visits, pending, q, priors
+
+    def make_room(self) -> None:
+        """After an expansion found no room: double the arrays (up to ``capacity``), or mark the tree full."""
+        larger = min(2 * self.allocated, self.capacity)
+        if larger <= self.allocated:
+            self.full = True  # the leaf that found no room stays unexpanded; its value was backed up
+            return
+        started = time.perf_counter()
+        used = self.nodes
+        ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
+        floats = np.zeros((FLOAT_ROWS, larger), dtype=np.float32)
+        ints[:, :used] = self.ints[:, :used]
+        floats[:, :used] = self.floats[:, :used]
+        self.ints, self.floats = ints, floats
+        self.last_growth = time.perf_counter() - started
+        self.growth_seconds += self.last_growth
+
+    def next_growth_seconds(self, new_nodes: int) -> float:
+        """What growing may add to a step that adds up to ``new_nodes`` nodes: twice the latest growth (each
+        copies twice as much) where they may not fit, else 0."""
+        may_grow = self.allocated < self.capacity and self.allocated - self.nodes < new_nodes
+        return 2 * self.last_growth if may_grow else 0.0
+
+    def reroot(self, child: int, root_legal: np.ndarray) -> np.ndarray:
+        """Keep only ``child``'s subtree, with ``child`` as the root (0: the root itself) keeping the children whose
+        action ``root_legal`` (``bool[A]``) allows. Returns ``old_of_new`` (``int64[allocated]``): the old index of
+        each node that stays."""
+        ints, floats = np.zeros_like(self.ints), np.zeros_like(self.floats)
+        old_of_new = np.empty(ints.shape[1], dtype=np.int64)
+        compact_subtree(self.ints, self.floats, child, root_legal, ints, floats, self.count, old_of_new)
+        self.ints, self.floats = ints, floats
+        return old_of_new

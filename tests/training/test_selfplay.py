@@ -11,9 +11,9 @@ from encoders import get_encoder
 from engine.core.game import Game
 from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf_file
-from engine.search.batching import SearchJob, step
+from engine.search.batching import step
 from engine.search.evaluator import UniformEvaluator
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search, SearchConfig, SearchJob
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
 from training.gather import samples_from_record
 from training.records import list_records, read_record

@@ -7,9 +7,9 @@ import pytest
 
 from engine.core.game import Game
 from engine.core.rules import Rules
-from engine.search.batching import SearchJob, step
+from engine.search.batching import step
 from engine.search.evaluator import Evaluation, UniformEvaluator
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search, SearchConfig, SearchJob
 
 GO5 = Rules.go(5, "chinese")
 

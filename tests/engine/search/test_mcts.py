@@ -15,8 +15,9 @@ from engine.core.rules import Rules
 from engine.core.scoring import score
 from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import game_from_diagram
+from engine.search.batching import step
 from engine.search.evaluator import Evaluation
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
 from engine.search.tree import VIRTUAL
 
 
@@ -76,7 +77,7 @@ def test_visits_add_up_and_no_virtual_loss_is_left(rules: Rules, visits: int, ba
     result = search.run(visits)
     assert search.root_visits == visits
     assert result.visits.sum() == visits - 1  # the root's own evaluation is the first visit
-    assert search._ints[VIRTUAL, :search.nodes].sum() == 0
+    assert search.tree.ints[VIRTUAL, :search.nodes].sum() == 0
 
 
 def test_batches_reach_the_configured_size() -> None:
@@ -246,9 +247,9 @@ def test_finished_game_returns_its_exact_value() -> None:
 def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
     game = Game(Rules.go(5))
     search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
-    initial = search._ints.shape[1]
+    initial = search.tree.allocated
     assert search.run(2000).simulations == 2000
-    assert search._ints.shape[1] > initial and search.nodes > initial
+    assert search.tree.allocated > initial and search.nodes > initial
     capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
     result = capped.run(2000)
     assert capped.is_full and result.simulations < 2000 and capped.nodes <= 600
@@ -266,14 +267,26 @@ class Slow(Uniform):
         return super().evaluate(positions, legal)
 
 
-def test_a_timed_search_begins_no_step_that_would_end_past_its_time() -> None:
+def _stepped(search: Search, visits: int, seconds: float) -> SearchResult:
+    """The search run as the shared scheduler runs its jobs, one :func:`step` at a time."""
+    job = SearchJob(search, search.evaluator, visits, seconds=seconds)
+    while not job.finished:
+        step([job])
+    return job.result()
+
+
+@pytest.mark.parametrize("driver", ["run", "step"])
+def test_a_timed_search_begins_no_step_that_would_end_past_its_time(driver: str) -> None:
     """Steps of 0.2 s in 0.5 s: a third would end past it (at 0.6 s), so the search stops after two at most;
-    the first step always runs, however short the time."""
-    game = Game(Rules.go(5))
-    result = Search(game, Slow(0.2), SearchConfig(batch_size=4), seed=0).run(10_000, seconds=0.5)
+    the first step always runs, however short the time. A search run alone and a job of the scheduler keep
+    time alike."""
+    def timed(seconds: float) -> SearchResult:
+        search = Search(Game(Rules.go(5)), Slow(0.2), SearchConfig(batch_size=4), seed=0)
+        return search.run(10_000, seconds=seconds) if driver == "run" else _stepped(search, 10_000, seconds)
+
+    result = timed(0.5)
     assert result.seconds < 0.5 and result.simulations in (1, 1 + 4)   # the root, then a batch if time allows
-    short = Search(game, Slow(0.2), SearchConfig(batch_size=4), seed=0).run(10_000, seconds=0.01)
-    assert short.simulations == 1
+    assert timed(0.01).simulations == 1
 
 
 # -------------------------------------------------- the network's score and ownership over the tree
@@ -305,7 +318,7 @@ def _three_node_tree(game: Game) -> Search:
         leaves, legal, finished = search.gather(1)
         assert len(leaves) == 1 and finished == 0
         search.complete(_heads(legal[0], action, mean, stdev, ownership))
-    assert search.root_visits == 3 and search._child_for(c3) >= 0
+    assert search.root_visits == 3 and search.tree.child(0, c3) >= 0
     return search
 
 
