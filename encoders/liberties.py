@@ -23,6 +23,8 @@ Game or of the caller's ``banned`` mask (see :mod:`encoders.base`).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from encoders.base import Encoder
@@ -102,32 +104,37 @@ def recent_moves_kernel(cells, info, size, first_plane, count, out):
                 out[b, first_plane + t - 1, found] = 1
 
 
-class SevenPlaneEncoder(Encoder):
+class _LibertyEncoder(Encoder):
+    """Stones by their chain's liberties (``buckets`` planes a side), then with ``colour_planes`` one plane per
+    colour to move, then the ko plane: the planes of :func:`liberty_kernel`."""
+
+    dtype = np.dtype(np.uint8)
+    games = ("go",)
+    uses_ko = True
+    rows = LIBS + 1
+    buckets: ClassVar[int]
+    colour_planes: ClassVar[bool]
+
+    def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
+        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, self.buckets, self.colour_planes, out)
+
+
+class SevenPlaneEncoder(_LibertyEncoder):
     """Own / opponent stones with 1, 2, >=3 liberties; ko."""
 
     name = "sevenplane"
     num_planes = 7
-    dtype = np.dtype(np.uint8)
-    games = ("go",)
-    uses_ko = True
-    rows = LIBS + 1
-
-    def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 3, False, out)
+    buckets = 3
+    colour_planes = False
 
 
-class ElevenPlaneEncoder(Encoder):
+class ElevenPlaneEncoder(_LibertyEncoder):
     """Own / opponent stones with 1, 2, 3, >=4 liberties; black to move; white to move; ko."""
 
     name = "elevenplane"
     num_planes = 11
-    dtype = np.dtype(np.uint8)
-    games = ("go",)
-    uses_ko = True
-    rows = LIBS + 1
-
-    def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, 4, True, out)
+    buckets = 4
+    colour_planes = True
 
 
 class FifteenPlaneEncoder(ElevenPlaneEncoder):
