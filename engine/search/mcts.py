@@ -227,17 +227,8 @@ class Search:
 
     # ----------------------------------------------------------------- tree
     @property
-    def nodes(self) -> int:
-        return self.tree.nodes
-
-    @property
     def root_visits(self) -> int:
         return self.tree.root_visits
-
-    @property
-    def is_full(self) -> bool:
-        """The tree reached ``SearchConfig.capacity``: stop searching."""
-        return self.tree.full
 
     def reset(self) -> None:
         """Forget the tree (the root position stays)."""

@@ -77,7 +77,7 @@ def test_visits_add_up_and_no_virtual_loss_is_left(rules: Rules, visits: int, ba
     result = search.run(visits)
     assert search.root_visits == visits
     assert result.visits.sum() == visits - 1  # the root's own evaluation is the first visit
-    assert search.tree.ints[VIRTUAL, :search.nodes].sum() == 0
+    assert search.tree.ints[VIRTUAL, :search.tree.nodes].sum() == 0
 
 
 def test_batches_reach_the_configured_size() -> None:
@@ -249,10 +249,10 @@ def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
     search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
     initial = search.tree.allocated
     assert search.run(2000).simulations == 2000
-    assert search.tree.allocated > initial and search.nodes > initial
+    assert search.tree.allocated > initial and search.tree.nodes > initial
     capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
     result = capped.run(2000)
-    assert capped.is_full and result.simulations < 2000 and capped.nodes <= 600
+    assert capped.tree.full and result.simulations < 2000 and capped.tree.nodes <= 600
 
 
 class Slow(Uniform):
