@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,6 +15,7 @@ from engine.core.rules import Rules
 from engine.core.scoring import score
 from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import game_from_diagram
+from engine.search import mcts
 from engine.search.batching import step
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
@@ -256,14 +257,19 @@ def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
 
 
 class Slow(Uniform):
-    """Uniform priors, each call taking ``seconds`` (a network on a loaded machine)."""
+    """Uniform priors, each call taking ``seconds`` on the search's clock (a network on a loaded machine)."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__()
         self.seconds = seconds
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        """The clock the search reads (``time.monotonic`` in :mod:`engine.search.mcts`)."""
+        return self.now
 
     def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
-        time.sleep(self.seconds)
+        self.now += self.seconds
         return super().evaluate(positions, legal)
 
 
@@ -276,12 +282,15 @@ def _stepped(search: Search, visits: int, seconds: float) -> SearchResult:
 
 
 @pytest.mark.parametrize("driver", ["run", "step"])
-def test_a_timed_search_begins_no_step_that_would_end_past_its_time(driver: str) -> None:
+def test_a_timed_search_begins_no_step_that_would_end_past_its_time(driver: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Steps of 0.2 s in 0.5 s: a third would end past it (at 0.6 s), so the search stops after two at most;
     the first step always runs, however short the time. A search run alone and a job of the scheduler keep
     time alike."""
     def timed(seconds: float) -> SearchResult:
-        search = Search(Game(Rules.go(5)), Slow(0.2), SearchConfig(batch_size=4), seed=0)
+        slow = Slow(0.2)
+        monkeypatch.setattr(mcts, "time", SimpleNamespace(monotonic=slow.monotonic))
+        search = Search(Game(Rules.go(5)), slow, SearchConfig(batch_size=4), seed=0)
         return search.run(10_000, seconds=seconds) if driver == "run" else _stepped(search, 10_000, seconds)
 
     result = timed(0.5)
