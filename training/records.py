@@ -12,7 +12,8 @@ rot). Format version 3 is one JSON object::
      "would_resign": null,                # resign-disabled games: "B"/"W", the first side that would have
      "result": {"sgf": "B+R", "winner": "B", "margin": null, "reason": "resign"},
                                           # winner "B"/"W"/null (draw); margin in points when scored;
-                                          # reason: score, resign, five, full-board (engine.core.types.Outcome)
+                                          # reason: score, resign, five, full-board, elimination,
+                                          # move-cap (engine.core.types.Outcome)
      "final": {"ownership": "BBW.W...", "score": -2.5},
                                           # a Go game that two passes ended: the owner of every point
                                           # (B, W or . for nobody; row-major, row 0 at the top) and

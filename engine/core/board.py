@@ -1,4 +1,4 @@
-"""Board state layout and the kernels both games share.
+"""Board state layout and the kernels every game shares.
 
 A position is two fixed-dtype arrays, so that it copies in two ``memcpy`` s and
 every kernel is an ``@njit(cache=True)`` function over plain arrays:
@@ -9,13 +9,17 @@ every kernel is an ``@njit(cache=True)`` function over plain arrays:
     ``cells[NEXT]``    Go: next stone of the chain (a circular list)
     ``cells[LIBS]``    Go: exact liberty count, valid at a chain's head
     ``cells[SIZE]``    Go: stone count, valid at a chain's head
+    ``cells[ORBS]``    Chain Reaction: the orbs on each cell (the row Go's HEAD uses;
+                       ``cells[STONES]`` holds their owner)
     ``cells[HISTORY + i]`` ring of the last ``HISTORY_LEN`` boards (stones only)
 ``info: int64[INFO_LEN]`` scalars, indexed by the constants below.
 
 Point 0 (a wall corner) doubles as "pass" in kernel calls. Zobrist keys are
 int64 (XOR is the same in any integer width); ``zobrist[c, p]`` keys a stone of
 colour ``c`` at ``p``; ``zobrist[0, 0]`` keys "white to move" and
-``zobrist[3, p]`` keys a ko point ``p``.
+``zobrist[3, p]`` keys a ko point ``p``. Chain Reaction keys ``k`` orbs of colour
+``c`` at ``p`` with the stone's key for one orb and ``zobrist[ORB_KEYS + 3*(c-1) + k-2, p]``
+for two to four (more count as four: see ``engine.core.chain_reaction``).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL
 
 __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HISTORY", "HISTORY_LEN",
-           "ROWS", "INFO_LEN", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",
+           "ROWS", "ORBS", "ORB_KEYS", "INFO_LEN", "ORBS_BLACK", "ORBS_WHITE", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",
            "LAST", "HASH", "RING", "WINNER", "PASS_POINT", "LEGAL", "OCCUPIED", "SUICIDE",
            "KO_RECAPTURE", "FORBIDDEN", "NO_PASS", "GAME_OVER", "new_info", "record_move", "put_stone",
            "line_length"]
 
 STONES, HEAD, NEXT, LIBS, SIZE, HISTORY = 0, 1, 2, 3, 4, 5
+ORBS = HEAD
 HISTORY_LEN = 8
 ROWS = HISTORY + HISTORY_LEN
 
@@ -48,10 +53,13 @@ CAPTURED_WHITE = 5   # white stones captured so far (black's prisoners)
 LAST = 6             # point of the last move, PASS_POINT for a pass, -1 before the first
 HASH = 7             # Zobrist hash of the stones alone
 RING = 8             # ring slot that holds the current board
-WINNER = 9           # Gomoku: colour that made k in a row, 0 while none
-INFO_LEN = 10
+WINNER = 9           # Gomoku: colour that made k in a row; Chain Reaction: that took the last enemy orb; 0 while none
+ORBS_BLACK = 10      # Chain Reaction: black's orbs on the board
+ORBS_WHITE = 11      # Chain Reaction: white's orbs on the board
+INFO_LEN = 12
 
 PASS_POINT = 0
+ORB_KEYS = 4         # first zobrist row of Chain Reaction's orb counts (two to four orbs of each colour)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +75,7 @@ class Geometry:
     num_points: int            # (N + 2) ** 2
     action_point: np.ndarray   # int64[N*N]
     point_action: np.ndarray   # int64[P]
-    zobrist: np.ndarray        # int64[4, P]
+    zobrist: np.ndarray        # int64[ORB_KEYS + 6, P]
     empty_cells: np.ndarray    # int16[ROWS, P]: the empty board
 
 
@@ -81,7 +89,7 @@ def geometry(size: int) -> Geometry:
     point_action = np.full(num_points, -1, dtype=np.int64)
     point_action[action_point] = np.arange(size * size)
     rng = np.random.default_rng(0x5EED0000 + size)
-    zobrist = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(4, num_points),
+    zobrist = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(ORB_KEYS + 6, num_points),
                            dtype=np.int64)
     cells = np.zeros((ROWS, num_points), dtype=np.int16)
     cells[STONES] = WALL

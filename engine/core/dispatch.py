@@ -1,4 +1,5 @@
-"""The one dispatch between Go and Gomoku: every rules question, for either game, in one kernel.
+"""The one dispatch between the games (Go, Gomoku, Chain Reaction): every rules question, for any game, in
+one kernel.
 
 ``Position`` (from Python), the search tree's kernels and the random playouts
 all ask here whether a move is legal, play it, list the legal moves, ask
@@ -31,6 +32,12 @@ from engine.core.board import (
     WINNER,
     put_stone,
 )
+from engine.core.chain_reaction import (
+    chain_reaction_check,
+    chain_reaction_legal_mask,
+    chain_reaction_play,
+    chain_reaction_set,
+)
 from engine.core.go import go_check, go_legal_mask, go_place_setup, go_play
 from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, gomoku_play, gomoku_winning_point
 from engine.core.jit import njit
@@ -40,18 +47,20 @@ from engine.core.threats import vcf
 from engine.core.types import BLACK, EMPTY, WHITE
 
 __all__ = ["SPEC_LEN", "GAME", "SUICIDE", "WIN_LENGTH", "VARIANT", "MOVE_CAP", "TERRITORY", "GO", "GOMOKU",
+           "CHAIN_REACTION",
            "pack_rules", "check_point", "check_move", "play_point", "place_point", "fill_legal_mask", "ended_by_play",
            "is_terminal", "game_result", "terminal_value", "winning_point", "vcf_point"]
 
 GAME, SUICIDE, WIN_LENGTH, VARIANT, MOVE_CAP, TERRITORY = 0, 1, 2, 3, 4, 5
 SPEC_LEN = 6
-GO, GOMOKU = 0, 1
+GO, GOMOKU, CHAIN_REACTION = 0, 1, 2
+_GAME_CODES = {"go": GO, "gomoku": GOMOKU, "chain-reaction": CHAIN_REACTION}
 
 
 def pack_rules(rules: Rules) -> np.ndarray:
     """``int64[SPEC_LEN]`` describing ``rules`` for the compiled kernels (a fresh array each call)."""
     spec = np.zeros(SPEC_LEN, dtype=np.int64)
-    spec[GAME] = GO if rules.game == "go" else GOMOKU
+    spec[GAME] = _GAME_CODES[rules.game]
     spec[SUICIDE] = int(rules.suicide)
     spec[WIN_LENGTH] = rules.win_length
     spec[VARIANT] = VARIANT_CODES[rules.variant]
@@ -64,7 +73,7 @@ def pack_rules(rules: Rules) -> np.ndarray:
 def check_point(cells, info, W, point, color, spec):
     """Verdict for ``color`` playing ``point`` under simple ko: ``LEGAL`` or the reason it is not.
 
-    Pass is legal in Go and ``NO_PASS`` in Gomoku. Whether the game is over is
+    Pass is legal in Go and ``NO_PASS`` in the other games. Whether the game is over is
     :func:`is_terminal`'s question, not this one's.
     """
     if spec[GAME] == GO:
@@ -73,6 +82,8 @@ def check_point(cells, info, W, point, color, spec):
         return go_check(cells, info, W, point, color, spec[SUICIDE] != 0)
     if point == PASS_POINT:
         return NO_PASS
+    if spec[GAME] == CHAIN_REACTION:
+        return chain_reaction_check(cells, point, color)
     return gomoku_check(cells, info, W, point, color, spec[WIN_LENGTH], spec[VARIANT])
 
 
@@ -81,17 +92,23 @@ def play_point(cells, info, zobrist, W, point, color, spec):
     """``color`` plays ``point`` (``PASS_POINT`` passes in Go); the caller vouches it is legal."""
     if spec[GAME] == GO:
         go_play(cells, info, zobrist, W, point, color)
+    elif spec[GAME] == CHAIN_REACTION:
+        chain_reaction_play(cells, info, zobrist, W, point, color)
     else:
         gomoku_play(cells, info, zobrist, W, point, color, spec[WIN_LENGTH], spec[VARIANT])
 
 
 @njit(cache=True)
 def place_point(cells, info, zobrist, W, point, color, spec):
-    """Put a setup stone (handicap, SGF AB / AW) on an empty point: no capture, no move counted."""
+    """Put a setup stone (handicap, SGF AB / AW; one orb in Chain Reaction) on an empty point: no capture,
+    no move counted."""
     if spec[GAME] == GO:
         go_place_setup(cells, info, zobrist, W, point, color)
     else:
-        put_stone(cells, info, zobrist, point, color)
+        if spec[GAME] == CHAIN_REACTION:
+            chain_reaction_set(cells, info, zobrist, point, color, 1)
+        else:
+            put_stone(cells, info, zobrist, point, color)
         cells[HISTORY + info[RING], :] = cells[STONES, :]  # the current board is the ring's newest entry
 
 
@@ -103,13 +120,16 @@ def fill_legal_mask(cells, info, W, action_point, color, spec, mask):
         return
     if spec[GAME] == GO:
         go_legal_mask(cells, info, W, action_point, color, spec[SUICIDE] != 0, mask)
+    elif spec[GAME] == CHAIN_REACTION:
+        chain_reaction_legal_mask(cells, action_point, color, mask)
     else:
         gomoku_legal_mask(cells, info, W, action_point, color, spec[WIN_LENGTH], spec[VARIANT], mask)
 
 
 @njit(cache=True, inline="always")
 def ended_by_play(info, spec):
-    """Whether the moves ended the game: the move cap, two passes (Go) or a winning line (Gomoku).
+    """Whether the moves ended the game: the move cap, two passes (Go), a winning line (Gomoku) or a
+    player's last orbs taken (Chain Reaction).
 
     The O(1) part of :func:`is_terminal`, for loops that see a full Gomoku board themselves.
     """
@@ -125,7 +145,7 @@ def is_terminal(cells, info, spec):
     """Whether the game is over: :func:`ended_by_play`, or a full board in Gomoku."""
     if ended_by_play(info, spec):
         return True
-    if spec[GAME] == GO:
+    if spec[GAME] != GOMOKU:
         return False
     stones = cells[STONES]
     for p in range(stones.shape[0]):
@@ -149,7 +169,8 @@ def game_result(cells, info, W, action_point, spec, komi):
 
     Go counts every stone on the board alive: ``lead`` is black's score minus
     white's, komi included. Gomoku's winner made a line (none on a full board or
-    at the cap); its ``lead`` is 0.
+    at the cap), Chain Reaction's took the other's last orbs (none at the cap);
+    their ``lead`` is 0.
     """
     if spec[GAME] != GO:
         return info[WINNER], 0.0
@@ -170,8 +191,8 @@ def terminal_value(cells, info, W, action_point, spec, komi):
 @njit(cache=True)
 def winning_point(cells, info, W, action_point, spec, color):
     """A point where ``color`` would win at once if it were to move (Gomoku: a winning line), else -1
-    (always in Go, where no single move ends the game in a win)."""
-    if spec[GAME] == GO or is_terminal(cells, info, spec):
+    (always outside Gomoku, where this is no single point's question)."""
+    if spec[GAME] != GOMOKU or is_terminal(cells, info, spec):
         return -1
     return gomoku_winning_point(cells, info, W, action_point, color, spec[WIN_LENGTH], spec[VARIANT])
 
@@ -179,7 +200,7 @@ def winning_point(cells, info, W, action_point, spec, color):
 @njit(cache=True)
 def vcf_point(cells, info, W, action_point, spec, color, depth, budget):
     """The first move of a victory by continuous fours for ``color``, the side to move, within ``depth``
-    fours and ``budget`` fours read (:func:`engine.core.threats.vcf`), else -1 (always in Go)."""
-    if spec[GAME] == GO or is_terminal(cells, info, spec):
+    fours and ``budget`` fours read (:func:`engine.core.threats.vcf`), else -1 (always outside Gomoku)."""
+    if spec[GAME] != GOMOKU or is_terminal(cells, info, spec):
         return -1
     return vcf(cells[STONES].copy(), W, action_point, color, spec[WIN_LENGTH], spec[VARIANT], depth, budget)

@@ -1,7 +1,8 @@
 """``Game``: a Position plus its history, superko, undo, handicap and the result.
 
 Every move goes through :meth:`Game.play`, which checks it completely (simple
-ko, positional or situational superko, renju) and raises
+ko, positional or situational superko, renju, the opponent's cells in Chain
+Reaction) and raises
 :class:`~engine.core.types.IllegalMoveError` with the reason, changing nothing.
 ``play`` honours the colour it is given, so moves out of turn are fine (GTP).
 
@@ -56,8 +57,9 @@ class Game:
         self._start_from(Position(rules))
 
     @classmethod
-    def from_board(cls, rules: Rules, stones: np.ndarray, to_play: int) -> "Game":
-        """A game that starts from ``stones`` with ``to_play`` to move.
+    def from_board(cls, rules: Rules, stones: np.ndarray, to_play: int, orbs: np.ndarray | None = None) -> "Game":
+        """A game that starts from ``stones`` with ``to_play`` to move (and Chain Reaction's ``orbs``, see
+        :meth:`Position.from_board`).
 
         ``stones`` is ``int[N, N]`` or ``int[N*N]`` of EMPTY, BLACK and WHITE, row
         0 at the top as :meth:`Position.board` gives it. The stones are the setup:
@@ -67,7 +69,7 @@ class Game:
         ValueError for a board of another size or with other values.
         """
         game = cls(rules)
-        game._start_from(Position.from_board(rules, stones, to_play))
+        game._start_from(Position.from_board(rules, stones, to_play, orbs))
         return game
 
     def _start_from(self, position: Position) -> None:
@@ -253,7 +255,7 @@ class Game:
         return ownership(self.position.cells, self.rules.size, dead)
 
     def outcome(self, dead: Iterable[int] = ()) -> Outcome | None:
-        """The result once the game is over (resignation, two passes, cap, five, full board)."""
+        """The result once the game is over (resignation, two passes, cap, five, full board, elimination)."""
         if self.resigned is not None:
             return Outcome(self.resigned.opponent, None, "resign")
         if not self.position.is_over:

@@ -1,11 +1,13 @@
 """Compiled uniformly random playouts: the benchmark workload and pure-MCTS rollouts.
 
 A playout picks uniformly among the legal actions (pass included in Go, never
-in Gomoku) until the game ends: two passes or the move cap in Go; k in a row,
-a full board or the cap in Gomoku. Sampling is exact without building a legal
-list each move: a random candidate is drawn from the empty points plus pass;
-an illegal one is set aside for this move and the draw repeats among the rest.
-The empty-point list is kept incrementally and rebuilt only after a capture.
+in the other games) until the game ends: two passes or the move cap in Go; k in
+a row, a full board or the cap in Gomoku; a player's last orbs taken or the cap
+in Chain Reaction. Sampling is exact without building a legal list each move: a
+random candidate is drawn from the empty points (every cell in Chain Reaction,
+where a player adds to its own) plus pass; an illegal one is set aside for this
+move and the draw repeats among the rest. The candidate list is kept
+incrementally and rebuilt only after a capture.
 
 The kernels enforce simple ko (as OpenSpiel's Go does); positional superko
 needs the game's history and is :class:`engine.core.game.Game`'s job. Renju's
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, PASS_POINT, STONES, TO_PLAY
-from engine.core.dispatch import GAME, GO, check_point, ended_by_play, play_point
+from engine.core.dispatch import CHAIN_REACTION, GAME, GO, check_point, ended_by_play, play_point
 from engine.core.jit import njit
 from engine.core.rng import rand_below
 from engine.core.types import EMPTY, WALL
@@ -31,11 +33,12 @@ __all__ = ["random_playout", "run_playouts", "is_own_eye"]
 
 
 @njit(cache=True)
-def _collect_empties(stones, action_point, empties):
+def _collect_candidates(stones, action_point, every_cell, empties):
+    """The points a move may go to into ``empties``: the empty ones, or ``every_cell``; their number."""
     m = 0
     for a in range(action_point.shape[0]):
         p = action_point[a]
-        if stones[p] == EMPTY:
+        if every_cell or stones[p] == EMPTY:
             empties[m] = p
             m += 1
     return m
@@ -101,8 +104,9 @@ def random_playout(cells, info, zobrist, W, action_point, spec, keep_eyes, rng, 
     """
     stones = cells[STONES]
     go = spec[GAME] == GO
+    every_cell = spec[GAME] == CHAIN_REACTION
     keep_eyes = keep_eyes and go  # one-point eyes are a Go notion
-    m = _collect_empties(stones, action_point, empties)
+    m = _collect_candidates(stones, action_point, every_cell, empties)
     played = 0
     while not ended_by_play(info, spec):  # a full Gomoku board shows as a pass drawn below
         captured = info[CAPTURED_BLACK] + info[CAPTURED_WHITE]
@@ -111,8 +115,11 @@ def random_playout(cells, info, zobrist, W, action_point, spec, keep_eyes, rng, 
         if point == PASS_POINT and not go:
             break  # a full board, or black is left only renju's forbidden points
         play_point(cells, info, zobrist, W, point, color, spec)
-        if info[CAPTURED_BLACK] + info[CAPTURED_WHITE] != captured:
-            m = _collect_empties(stones, action_point, empties)  # a capture (or suicide) freed points
+        if every_cell:
+            empties[m] = point  # the cell the draw took out stays a candidate (the list stays a permutation)
+            m += 1
+        elif info[CAPTURED_BLACK] + info[CAPTURED_WHITE] != captured:
+            m = _collect_candidates(stones, action_point, False, empties)  # a capture (or suicide) freed points
         if played < record.shape[0]:
             record[played] = point
         played += 1

@@ -30,6 +30,7 @@ from engine.core.board import (
     MOVES,
     NO_PASS,
     OCCUPIED,
+    ORBS,
     PASS_POINT,
     PASSES,
     RING,
@@ -40,6 +41,7 @@ from engine.core.board import (
     geometry,
     new_info,
 )
+from engine.core.chain_reaction import chain_reaction_set
 from engine.core.dispatch import (
     check_move,
     fill_legal_mask,
@@ -49,10 +51,10 @@ from engine.core.dispatch import (
     place_point,
     play_point,
 )
-from engine.core.rules import Rules
-from engine.core.types import BLACK, EMPTY, WHITE, Color, IllegalMoveError, Outcome
+from engine.core.rules import CHAIN_REACTION, Rules
+from engine.core.types import BLACK, EMPTY, WHITE, Color, EngineError, IllegalMoveError, Outcome
 
-__all__ = ["Position", "PositionBatch", "REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
+__all__ = ["Position", "PositionBatch", "REASONS", "END_REASONS", "GAME_OVER", "SUPERKO", "NO_PASS", "OFF_BOARD"]
 
 # Verdicts beyond the kernels' (``engine.core.board``): a Game checks superko, Python the action's range.
 SUPERKO = 7
@@ -65,9 +67,12 @@ REASONS = {
     FORBIDDEN: "forbidden in renju",
     GAME_OVER: "game over",
     SUPERKO: "superko",
-    NO_PASS: "pass is not a move in gomoku",
+    NO_PASS: "there is no pass in this game",
     OFF_BOARD: "off board",
 }
+
+END_REASONS = {"gomoku": ("five", "full-board"), CHAIN_REACTION: ("elimination", "move-cap")}
+"""How a game other than Go ends on the board: the :class:`Outcome` reason of a win, and of a draw."""
 
 
 # One packed spec per rules value, shared by every Position under those rules and never written.
@@ -91,12 +96,17 @@ class Position:
         self._spec = _packed_rules(rules)
 
     @classmethod
-    def from_board(cls, rules: Rules, board: np.ndarray, to_play: int = BLACK) -> "Position":
+    def from_board(cls, rules: Rules, board: np.ndarray, to_play: int = BLACK,
+                   orbs: np.ndarray | None = None) -> "Position":
         """A position with the given stones (``int[N, N]`` of EMPTY/BLACK/WHITE), rebuilt from scratch.
 
         Chains, liberties and the hash are computed as setup stones; no move is
         counted and there is no ko. Used for SGF setup and for checking the
-        incremental state of a played game against a rebuilt one.
+        incremental state of a played game against a rebuilt one. In Chain
+        Reaction a stone is an orb, or ``orbs[N, N]`` of them: at least one on
+        each owned cell, none on empty cells. A cell may hold its critical mass
+        or more, as the last chain of a finished game leaves some; it explodes
+        when it next receives an orb.
         """
         position = cls(rules)
         stones = np.asarray(board).reshape(-1)
@@ -104,8 +114,21 @@ class Position:
             raise ValueError(f"board must be {rules.size}x{rules.size} of 0, 1 and 2")
         for action in np.flatnonzero(stones):
             position.place(int(action), int(stones[action]))
+        if orbs is not None:
+            position._set_orbs(stones, np.asarray(orbs).reshape(-1))
         position.info[TO_PLAY] = int(to_play)
         return position
+
+    def _set_orbs(self, stones: np.ndarray, orbs: np.ndarray) -> None:
+        """Give the cells of a fresh setup ``orbs`` (flat) orbs each, after checking the counts fit the rules."""
+        if self.rules.game != CHAIN_REACTION:
+            raise ValueError("only chain-reaction positions have orbs")
+        if orbs.shape != stones.shape or ((stones == EMPTY) != (orbs == 0)).any() or (orbs < 0).any():
+            raise ValueError(f"orbs must be {self.size}x{self.size}: 0 on empty cells, at least 1 on owned cells")
+        geo = self.geo
+        for action in np.flatnonzero(stones):
+            chain_reaction_set(self.cells, self.info, geo.zobrist, int(geo.action_point[action]), int(stones[action]),
+                               int(orbs[action]))
 
     @classmethod
     def view(cls, rules: Rules, cells: np.ndarray, info: np.ndarray) -> "Position":
@@ -156,7 +179,7 @@ class Position:
 
     @property
     def hash(self) -> int:
-        """Zobrist hash of the stones alone (positional superko's key)."""
+        """Zobrist hash of the stones alone (positional superko's key; with their orbs in Chain Reaction)."""
         return int(self.info[HASH])
 
     @property
@@ -185,7 +208,8 @@ class Position:
 
     @property
     def winner(self) -> Color | None:
-        """Gomoku: the colour that made k in a row, if any."""
+        """Gomoku: the colour that made k in a row; Chain Reaction: the colour that took the other's last
+        orbs; if any."""
         winner = int(self.info[WINNER])
         return Color(winner) if winner else None
 
@@ -194,6 +218,14 @@ class Position:
         """``int16[N, N]`` of EMPTY / BLACK / WHITE, row 0 at the top."""
         n = self.rules.size
         return self.cells[STONES, self.geo.action_point].reshape(n, n)
+
+    def orbs(self) -> np.ndarray:
+        """``int16[N, N]``: Chain Reaction's orbs on each cell (0 on empty cells), row 0 at the top; their
+        owners are :meth:`board`."""
+        if self.rules.game != CHAIN_REACTION:
+            raise EngineError(f"{self.rules.game} has no orbs")
+        n = self.rules.size
+        return self.cells[ORBS, self.geo.action_point].reshape(n, n)
 
     def liberties(self) -> np.ndarray:
         """``int16[N, N]``: liberties of the chain through each stone, 0 on empty points (Go)."""
@@ -255,7 +287,8 @@ class Position:
     # ------------------------------------------------------------------ end
     @property
     def is_over(self) -> bool:
-        """Two passes or the move cap (Go); a line of k, a full board or the cap (Gomoku)."""
+        """Two passes or the move cap (Go); a line of k, a full board or the cap (Gomoku); a player's last
+        orbs taken or the cap (Chain Reaction)."""
         return bool(is_terminal(self.cells, self.info, self._spec))
 
     def outcome(self) -> Outcome | None:
@@ -266,7 +299,8 @@ class Position:
                                    float(self.rules.komi))
         if self.rules.game == "go":
             return Outcome.from_lead(float(lead))
-        return Outcome(Color(int(winner)), None, "five") if winner else Outcome(None, 0.0, "full-board")
+        win, draw = END_REASONS[self.rules.game]
+        return Outcome(Color(int(winner)), None, win) if winner else Outcome(None, 0.0, draw)
 
     def __repr__(self) -> str:
         """One line; ``engine.formats.diagram.to_diagram`` draws the board."""

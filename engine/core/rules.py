@@ -16,9 +16,14 @@ Gomoku presets are the variants: ``freestyle`` (k or more in a row wins),
 ``standard`` (exactly k wins; an overline does not) and ``renju`` (black may not
 make an overline, a double four or a double three; white wins with k or more).
 
+``chain-reaction`` is Chain Reaction (:mod:`engine.core.chain_reaction`): no
+options but the move cap. Every game is played on a square board; ``size=5``
+and ``size=5x5`` say the same, and a rectangle is refused (the padded board,
+the coordinates and the symmetries are all square).
+
 A rules string is a preset name, optionally followed by ``key=value`` words that
 override it, e.g. ``"chinese komi=6.5"``, ``"japanese size=9"``,
-``"freestyle size=6 k=4"``, ``"tromp-taylor ko=situational"``.
+``"freestyle size=6 k=4"``, ``"tromp-taylor ko=situational"``, ``"chain-reaction size=5x5"``.
 """
 
 from __future__ import annotations
@@ -28,9 +33,14 @@ from dataclasses import dataclass, fields, replace
 
 from engine.core.types import RulesError
 
-__all__ = ["Rules", "GO_PRESETS", "GOMOKU_PRESETS", "MAX_SIZE"]
+__all__ = ["Rules", "GAMES", "GO_PRESETS", "GOMOKU_PRESETS", "CHAIN_REACTION", "MAX_SIZE", "MIN_SIZES"]
 
+CHAIN_REACTION = "chain-reaction"
+GAMES = ("go", "gomoku", CHAIN_REACTION)
+"""Every game the rules core plays, as ``Rules.game`` names it."""
 MAX_SIZE = 25
+MIN_SIZES = {"go": 2, "gomoku": 5, CHAIN_REACTION: 2}
+"""The smallest board of each game."""
 KO_RULES = ("simple", "positional", "situational")
 SCORINGS = ("area", "territory")
 VARIANTS = ("freestyle", "standard", "renju")
@@ -51,10 +61,10 @@ _PRESET_ALIASES = {"tt": "tromp-taylor", "korean": "japanese", "nz": "new-zealan
 class Rules:
     """Everything that decides which moves are legal and who won.
 
-    Build with :meth:`go`, :meth:`gomoku` or :meth:`parse`; derived defaults
-    (komi, move cap) come from those constructors, never from globals.
-    ``move_cap`` is the number of moves (passes included) after which the game
-    ends and is scored.
+    Build with :meth:`go`, :meth:`gomoku`, :meth:`chain_reaction`, :meth:`default`
+    or :meth:`parse`; derived defaults (komi, move cap) come from those
+    constructors, never from globals. ``move_cap`` is the number of moves
+    (passes included) after which the game ends and is scored (a draw outside Go).
     """
 
     game: str = "go"
@@ -68,9 +78,9 @@ class Rules:
     move_cap: int = 722
 
     def __post_init__(self) -> None:
-        if self.game not in ("go", "gomoku"):
-            raise RulesError(f"unknown game {self.game!r}: expected go or gomoku")
-        low = 2 if self.game == "go" else 5
+        if self.game not in GAMES:
+            raise RulesError(f"unknown game {self.game!r}: expected one of {', '.join(GAMES)}")
+        low = MIN_SIZES[self.game]
         if not (isinstance(self.size, int) and low <= self.size <= MAX_SIZE):
             raise RulesError(f"{self.game} board size must be {low}..{MAX_SIZE}, not {self.size!r}")
         if self.ko not in KO_RULES:
@@ -107,22 +117,44 @@ class Rules:
         return cls("gomoku", size, 0.0, "simple", "area", False, win_length, name, size * size)
 
     @classmethod
+    def chain_reaction(cls, size: int = 5, move_cap: int | None = None) -> "Rules":
+        """Chain Reaction on an N x N board. The cap defaults to ``3*N*N - 4*N + 1`` moves, the longest game
+        there is: the board holds at most that many orbs less one without a cell at its critical mass
+        (one less than its neighbours, summed over the cells), and one orb comes with each move, so by then
+        a chain reaction runs until it has taken every orb of the player who moved before."""
+        cap = 3 * size * size - 4 * size + 1 if move_cap is None else move_cap
+        return cls(CHAIN_REACTION, size, 0.0, "simple", "area", False, 5, "freestyle", cap)
+
+    @classmethod
+    def default(cls, game: str, size: int) -> "Rules":
+        """``game``'s default rules on an N x N board: Chinese Go, freestyle five in a row, Chain Reaction."""
+        if game == "go":
+            return cls.go(size)
+        if game == "gomoku":
+            return cls.gomoku(size, min(5, size))
+        if game == CHAIN_REACTION:
+            return cls.chain_reaction(size)
+        raise RulesError(f"unknown game {game!r}: expected one of {', '.join(GAMES)}")
+
+    @classmethod
     def parse(cls, text: str, size: int | None = None) -> "Rules":
-        """Parse ``"PRESET [key=value ...]"``; keys: size, komi, ko, scoring, suicide, k, cap."""
+        """Parse ``"PRESET [key=value ...]"``; keys: size (``N`` or ``NxN``), komi, ko, scoring, suicide, k, cap."""
         words = text.strip().lower().split()
         if not words:
             raise RulesError("empty rules string")
         preset = _PRESET_ALIASES.get(words[0], words[0])
         options = dict(_split_option(w) for w in words[1:])
         try:
-            n = int(options.pop("size", size if size is not None else (19 if preset in GO_PRESETS else 15)))
+            n = _parse_size(options.pop("size", size if size is not None else _DEFAULT_SIZES.get(preset, 15)))
             if preset in GO_PRESETS:
                 rules = cls.go(n, preset)
             elif preset in VARIANTS:
                 rules = cls.gomoku(n, int(options.pop("k", 5)), preset)
+            elif preset == CHAIN_REACTION:
+                rules = cls.chain_reaction(n)
             else:
                 raise RulesError(f"unknown rules {words[0]!r}: expected one of "
-                                 f"{', '.join(list(GO_PRESETS) + list(VARIANTS))}")
+                                 f"{', '.join(list(GO_PRESETS) + list(VARIANTS) + [CHAIN_REACTION])}")
             return rules.with_options(options)
         except (TypeError, ValueError) as exc:
             if isinstance(exc, RulesError):
@@ -133,6 +165,8 @@ class Rules:
         """Override fields from ``key=value`` strings (as :meth:`parse` reads them)."""
         changes: dict[str, object] = {}
         for key, value in options.items():
+            if self.game == CHAIN_REACTION and key != "cap":
+                raise RulesError(f"chain-reaction takes no rules option {key!r} (only size and cap)")
             if key == "komi":
                 changes["komi"] = float(value)
             elif key == "ko":
@@ -153,14 +187,18 @@ class Rules:
         """The same rules on another board size, the move cap rescaled."""
         if self.game == "go":
             return replace(self, size=size, move_cap=2 * size * size)
+        if self.game == CHAIN_REACTION:
+            return Rules.chain_reaction(size)
         return replace(self, size=size, move_cap=size * size, win_length=min(self.win_length, size))
 
     # ------------------------------------------------------------------ naming
     @property
     def preset(self) -> str:
-        """The preset that decides legality and scoring ('chinese', 'renju', ...) or ''."""
+        """The preset that decides legality and scoring ('chinese', 'renju', 'chain-reaction', ...) or ''."""
         if self.game == "gomoku":
             return self.variant
+        if self.game == CHAIN_REACTION:
+            return CHAIN_REACTION
         for name, (ko, scoring, suicide, _komi) in GO_PRESETS.items():
             if (ko, scoring, suicide) == (self.ko, self.scoring, self.suicide):
                 return name
@@ -169,7 +207,12 @@ class Rules:
     def __str__(self) -> str:
         """The preset name, the size, and every field that differs from the preset (``k`` always for Gomoku)."""
         name = self.preset or "chinese"
-        base = Rules.go(self.size, name) if self.game == "go" else Rules.gomoku(self.size, 5, self.variant)
+        if self.game == "go":
+            base = Rules.go(self.size, name)
+        elif self.game == "gomoku":
+            base = Rules.gomoku(self.size, 5, self.variant)
+        else:
+            base = Rules.chain_reaction(self.size)
         words = [name, f"size={self.size}"]
         always = ("win_length",) if self.game == "gomoku" else ()
         words += [_format_option(f.name, getattr(self, f.name)) for f in fields(self)
@@ -182,7 +225,7 @@ class Rules:
 
     @property
     def num_actions(self) -> int:
-        """N*N points plus pass (pass exists in Gomoku's action space but is never legal)."""
+        """N*N points plus pass (pass exists in the action space of every game, legal only in Go)."""
         return self.size * self.size + 1
 
     @property
@@ -191,6 +234,17 @@ class Rules:
 
 
 _OPTION_NAMES = {"win_length": "k", "move_cap": "cap"}
+_DEFAULT_SIZES = {**dict.fromkeys(GO_PRESETS, 19), CHAIN_REACTION: 5}
+
+
+def _parse_size(value: str | int) -> int:
+    """A board size written ``N`` or ``NxN``; RulesError for a rectangle."""
+    if isinstance(value, int):
+        return value
+    columns, sep, rows = value.partition("x")
+    if sep and int(rows) != int(columns):
+        raise RulesError(f"board {value} is not square: every game here is played on an N x N board")
+    return int(columns)
 
 
 def _format_option(name: str, value: object) -> str:

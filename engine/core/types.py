@@ -96,10 +96,12 @@ class Outcome:
     """How a game ended.
 
     ``winner`` is ``Color.BLACK``, ``Color.WHITE`` or ``None`` for a draw (jigo,
-    full Gomoku board). ``margin`` is the score difference in points (always
-    >= 0) when the game was scored; ``None`` for resignation, time or a five.
-    ``reason`` says which: ``"score"``, ``"resign"``, ``"time"``, ``"five"``,
-    ``"full-board"``, ``"forfeit"``.
+    full Gomoku board, Chain Reaction's move cap). ``margin`` is the score
+    difference in points (always >= 0) when the game was scored; ``None`` for
+    resignation, time, a five or an elimination. ``reason`` says which:
+    ``"score"``, ``"resign"``, ``"time"``, ``"five"``, ``"full-board"``,
+    ``"elimination"`` (Chain Reaction: the loser's last orbs taken), ``"move-cap"``,
+    ``"forfeit"``.
     """
 
     winner: Color | None

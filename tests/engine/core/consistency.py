@@ -1,7 +1,7 @@
 """An independent consistency checker for positions of the rules core.
 
 Written from the definitions in ``engine.core.board`` (padded layout, chain lists,
-Zobrist keys, history ring) in plain Python: it never calls the engine's
+Zobrist keys, history ring, Chain Reaction's orbs) in plain Python: it never calls the engine's
 kernels, so a bug in a kernel cannot hide itself here. Every check raises
 ``AssertionError`` naming the point (as padded index and row/column, row 0 at
 the top) and the values that disagree.
@@ -15,7 +15,7 @@ from engine.core import board as layout
 from engine.core.position import Position
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
-__all__ = ["chain_at", "check_consistency", "expected_go_verdict", "interior_points", "winning_colors"]
+__all__ = ["chain_at", "check_consistency", "expected_go_verdict", "interior_points", "orb_key", "winning_colors"]
 
 
 def interior_points(size: int) -> list[int]:
@@ -34,16 +34,20 @@ def check_consistency(position: Position, *, after_move: bool = True) -> None:
 
     ``after_move`` says the position came from legal moves (not bare setup
     stones), which adds the invariants only play guarantees: no chain without
-    liberties, a ko point only right after a single-stone capture, and (Gomoku)
-    a winner exactly when a winning line is on the board.
+    liberties, a ko point only right after a single-stone capture, (Gomoku)
+    a winner exactly when a winning line is on the board, and (Chain Reaction) a
+    winner exactly when the loser has no orbs left.
     """
     size = position.rules.size
     stones = position.cells[layout.STONES].tolist()
     _check_walls(stones, size)
     _check_board_view(position, stones)
-    _check_hash(position, stones)
     _check_info(position)
     _check_ring(position)
+    if position.rules.game == "chain-reaction":
+        _check_orbs(position, stones, after_move)
+        return
+    _check_hash(position, stones)
     if position.rules.game == "go":
         _check_chains(position, stones, after_move)
         if after_move:
@@ -79,6 +83,36 @@ def _check_hash(position: Position, stones: list[int]) -> None:
             key ^= int(zobrist[stones[point], point])
     found = int(position.info[layout.HASH])
     assert found == key, f"hash {found} != XOR of stone keys {key}"
+
+
+def orb_key(zobrist: np.ndarray, owner: int, orbs: int, point: int) -> int:
+    """Chain Reaction's key of ``orbs`` >= 1 orbs of ``owner`` at ``point``, as ``engine.core.board`` defines it."""
+    if orbs == 1:
+        return int(zobrist[owner, point])
+    return int(zobrist[layout.ORB_KEYS + 3 * (owner - 1) + min(orbs, 4) - 2, point])
+
+
+def _check_orbs(position: Position, stones: list[int], after_move: bool) -> None:
+    """Orbs on exactly the owned cells, each player's total, the hash over owners and counts, and the winner."""
+    size = position.rules.size
+    orbs = position.cells[layout.ORBS].tolist()
+    zobrist = layout.geometry(size).zobrist
+    key, totals = 0, {BLACK: 0, WHITE: 0}
+    for point in interior_points(size):
+        owner, count = stones[point], orbs[point]
+        assert (owner == EMPTY) == (count == 0) and count >= 0, f"{_where(point, size)}: {count} orbs of {owner}"
+        if count:
+            key ^= orb_key(zobrist, owner, count, point)
+            totals[owner] += count
+    info = position.info
+    found = {color: int(info[layout.ORBS_BLACK + color - 1]) for color in (BLACK, WHITE)}
+    assert found == totals, f"orb totals {found}, counted {totals}"
+    assert int(info[layout.HASH]) == key, f"hash {int(info[layout.HASH])} != XOR of orb keys {key}"
+    winner, loser = int(info[layout.WINNER]), int(info[layout.TO_PLAY])
+    if winner:
+        assert winner == 3 - loser and totals[loser] == 0 < totals[winner], f"winner {winner} with totals {totals}"
+    elif after_move and int(info[layout.MOVES]) >= 2:
+        assert totals[BLACK] > 0 and totals[WHITE] > 0, f"no winner recorded but the orb totals are {totals}"
 
 
 def _check_info(position: Position) -> None:
