@@ -9,6 +9,7 @@ from types import MappingProxyType
 from encoders.base import Encoder, EncoderError
 from encoders.history import LZ18Encoder, Zero17Encoder
 from encoders.liberties import ElevenPlaneEncoder, FifteenPlaneEncoder, SevenPlaneEncoder
+from encoders.orbs import Orbs8Encoder
 from encoders.stones import Gomoku4Encoder, OnePlaneEncoder
 from engine.core.rules import Rules
 
@@ -16,13 +17,13 @@ __all__ = ["ENCODERS", "encoder_names", "get_encoder"]
 
 ENCODERS: Mapping[str, type[Encoder]] = MappingProxyType({
     cls.name: cls for cls in (OnePlaneEncoder, SevenPlaneEncoder, ElevenPlaneEncoder, FifteenPlaneEncoder,
-                              Zero17Encoder, LZ18Encoder, Gomoku4Encoder)
+                              Zero17Encoder, LZ18Encoder, Gomoku4Encoder, Orbs8Encoder)
 })
 """Encoder classes by name, in the order docs/networks.md lists them."""
 
 
 def encoder_names(game: str | None = None) -> list[str]:
-    """The names of the encoders that fit ``game`` ("go", "gomoku"), or of all of them."""
+    """The names of the encoders that fit ``game`` ("go", "gomoku", "chain-reaction"), or of all of them."""
     return [name for name, cls in ENCODERS.items() if game is None or game in cls.games]
 
 

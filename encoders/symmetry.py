@@ -19,7 +19,7 @@ k    transform                                   inverse
 Planes are ``[..., N, N]``; policies are ``[..., N*N + 1]`` with pass last, which
 stays in place. Results are new C-contiguous arrays (``torch.from_numpy`` takes
 them as they are). :func:`transform_position` rebuilds a Position as the
-transformed board would be: stones, chains, history ring, ko point and last move.
+transformed board would be: stones (and Chain Reaction's orbs), chains, history ring, ko point and last move.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.core.board import HASH, HISTORY, KO, LAST
 from engine.core.position import Position
+from engine.core.rules import CHAIN_REACTION
 from engine.core.symmetry import INVERSES, NUM_SYMMETRIES, check_symmetry, destination_cells, source_cells
 
 __all__ = ["NUM_SYMMETRIES", "SYMMETRY_NAMES", "inverse", "transform_planes", "inverse_planes",
@@ -93,14 +94,15 @@ def transform_action(action: int, k: int, size: int) -> int:
 
 
 def transform_position(position: Position, k: int) -> Position:
-    """The position whose board, history, ko point and last move are those of ``position`` under ``k``.
+    """The position whose board (orbs too), history, ko point and last move are those of ``position`` under ``k``.
 
     Chains, liberties and the hash are rebuilt from the transformed stones; the
     counters (side to move, passes, moves, captures, ring slot, winner) are kept.
     """
     k = check_symmetry(k)
     width = position.geo.width
-    new = Position.from_board(position.rules, transform_planes(position.board(), k), position.to_play)
+    orbs = transform_planes(position.orbs(), k) if position.rules.game == CHAIN_REACTION else None
+    new = Position.from_board(position.rules, transform_planes(position.board(), k), position.to_play, orbs)
     padded_source = source_cells(k, width)
     padded_destination = destination_cells(k, width)
     new.cells[HISTORY:] = position.cells[HISTORY:][:, padded_source]

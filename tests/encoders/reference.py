@@ -1,7 +1,7 @@
 """Reference encoders and random positions for the encoder tests.
 
 The reference planes are written from each encoding's definition (docs/networks.md, *Feature encoders*),
-in plain numpy over the Position's public views (``board``,
+in plain numpy over the Position's public views (``board``, ``orbs``,
 ``liberties``, ``history``, ``ko_action``, ``last_action``, ``to_play``); they
 never read the padded arrays the kernels read, so the two can disagree.
 """
@@ -28,7 +28,8 @@ MOVE_BUDGET = 25 if NOJIT else 80
 
 go_rules = st.builds(Rules.go, st.integers(5, 9), st.sampled_from(sorted(GO_PRESETS)))
 gomoku_rules = st.builds(Rules.gomoku, st.integers(5, 9), st.integers(4, 5))
-any_rules = st.one_of(go_rules, gomoku_rules)
+chain_reaction_rules = st.builds(Rules.chain_reaction, st.integers(2, 7))
+any_rules = st.one_of(go_rules, gomoku_rules, chain_reaction_rules)
 
 
 # Black to move: A7 and B1 have 2 liberties, D7 3, the D4-E4 chain 6; white A1 1, G1 2, B5 4.
@@ -104,6 +105,9 @@ def reference_planes(name: str, position: Position, banned: np.ndarray | None = 
         if position.last_action is not None and position.last_action < n * n:
             last[position.last_action] = True
         planes = [own, theirs, last.reshape(n, n), black]
+    elif name == "orbs8":
+        counts = np.minimum(position.orbs(), 3)
+        planes = [own & (counts == k) for k in (1, 2, 3)] + [theirs & (counts == k) for k in (1, 2, 3)] + [black, white]
     else:
         raise KeyError(name)
     return np.stack(planes).astype(np.int64)

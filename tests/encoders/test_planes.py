@@ -13,7 +13,7 @@ from engine.core.game import Game
 from engine.core.position import SUPERKO, Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE
-from engine.formats.diagram import parse_diagram
+from engine.formats.diagram import parse_diagram, parse_orb_diagram
 from tests.encoders.reference import (
     KO_DIAGRAM,
     LIBERTY_DIAGRAM,
@@ -188,6 +188,21 @@ def test_gomoku4_marks_the_last_move_and_black_to_move() -> None:
     expect(encoder.encode(game), {0: marks(7, "D4"), 1: marks(7, "E5"), 2: marks(7, "E5"), 3: ones})
     play(game, "C3")
     expect(encoder.encode(game), {0: marks(7, "E5"), 1: marks(7, "D4", "C3"), 2: marks(7, "C3")})
+
+
+def test_orbs8_sorts_cells_by_owner_and_orbs_and_always_has_a_plane_of_ones() -> None:
+    owners, orbs = parse_orb_diagram("""
+        X1 .  O2
+        .  X3 .
+        O1 X2 .""")
+    position = Position.from_board(Rules.chain_reaction(3), owners, WHITE, orbs)
+    encoder = get_encoder("orbs8", position.rules)
+    ones = np.ones((3, 3), dtype=np.int64)
+    expect(encoder.encode(position), {0: marks(3, "A1"), 1: marks(3, "C3"), 3: marks(3, "A3"), 4: marks(3, "B1"),
+                                      5: marks(3, "B2"), 7: ones})
+    position.to_play = BLACK
+    expect(encoder.encode(position), {0: marks(3, "A3"), 1: marks(3, "B1"), 2: marks(3, "B2"), 3: marks(3, "A1"),
+                                      4: marks(3, "C3"), 6: ones})
 
 
 def test_fifteenplane_marks_the_last_four_moves_through_a_pass_and_a_capture() -> None:

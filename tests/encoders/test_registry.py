@@ -22,6 +22,7 @@ EXPECTED = {  # name: (planes, games), as the encoders' docstrings define them
     "zero17": (17, {"go", "gomoku"}),
     "lz18": (18, {"go"}),
     "gomoku4": (4, {"gomoku"}),
+    "orbs8": (8, {"chain-reaction"}),
 }
 
 
@@ -32,6 +33,7 @@ def test_registry_lists_every_encoder_with_its_planes_and_games() -> None:
         assert (cls.name, cls.num_planes, set(cls.games)) == (name, planes, games)
         assert cls.dtype in (np.dtype(np.uint8), np.dtype(np.int8))
     assert encoder_names("gomoku") == ["oneplane", "zero17", "gomoku4"]
+    assert encoder_names("chain-reaction") == ["orbs8"]
 
 
 def test_unknown_name_lists_the_valid_names() -> None:
