@@ -1,4 +1,4 @@
-"""Reading and writing SGF game records (FF[4]) for Go (``GM[1]``) and Gomoku (``GM[4]``).
+"""Reading and writing SGF game records (FF[4]) for Go (``GM[1]``), Gomoku (``GM[4]``) and Chain Reaction.
 
 sgfmill parses the file into raw property values; every point is then
 converted by :mod:`engine.core.coords` (``sgf_to_action`` / ``action_to_sgf``), so
@@ -28,9 +28,14 @@ Conventions:
   rules string as :meth:`Rules.parse` reads it; anything else falls back to
   Chinese (Go) or freestyle (Gomoku) with a logged warning. ``KM`` overrides the
   preset's komi; without ``KM`` the preset's komi applies.
-- A missing ``SZ`` means 19 for Go and 15 for Gomoku.
+- A missing ``SZ`` means 19 for Go, 15 for Gomoku and 5 for Chain Reaction.
 - ``RE`` is read by :meth:`Outcome.from_sgf`; in Gomoku a win without a
-  reason (``B+``) is a five and ``0`` a full-board draw. A resignation is kept
+  reason (``B+``) is a five and ``0`` a full-board draw, in Chain Reaction an
+  elimination and a draw at the move cap.
+- Chain Reaction has no number in SGF's list of games: the engine writes and
+  reads ``GM[1000]`` (:data:`CHAIN_REACTION_GM`), a number the list will not
+  reach, with the rules string in ``RU``; a move is an orb added to a cell, and
+  a setup stone one orb. A resignation is kept
   in :attr:`GameRecord.result`; replaying does not resign, so the replayed
   game can be continued (GTP ``loadsgf``).
 
@@ -53,10 +58,12 @@ from sgfmill import sgf_grammar
 
 from engine.core.coords import action_to_gtp, action_to_sgf, sgf_to_action
 from engine.core.game import Game, Move
-from engine.core.rules import MAX_SIZE, Rules
+from engine.core.position import END_REASONS
+from engine.core.rules import CHAIN_REACTION, MAX_SIZE, MIN_SIZES, Rules
 from engine.core.types import BLACK, EMPTY, WHITE, Color, EngineError, IllegalMoveError, Outcome, SGFError
 
-__all__ = ["GameRecord", "load_sgf", "load_sgf_file", "dump_sgf", "MAX_SGF_BYTES", "MAX_RECORD_MOVES"]
+__all__ = ["GameRecord", "load_sgf", "load_sgf_file", "dump_sgf", "MAX_SGF_BYTES", "MAX_RECORD_MOVES",
+           "CHAIN_REACTION_GM"]
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +72,11 @@ MAX_SGF_BYTES = 16 << 20
 MAX_RECORD_MOVES = 10_000
 """Longest main line read: ten times the longest real games, and the replay of a longer one takes seconds."""
 
-_GAMES = {1: "go", 4: "gomoku"}
-_DEFAULT_SIZE = {"go": 19, "gomoku": 15}
-_MIN_SIZE = {"go": 2, "gomoku": 5}
+CHAIN_REACTION_GM = 1000
+"""``GM`` of a Chain Reaction record: a private number, outside the SGF list of games."""
+_GAMES = {1: "go", 4: "gomoku", CHAIN_REACTION_GM: CHAIN_REACTION}
+_GAME_NUMBERS = {game: number for number, game in _GAMES.items()}
+_DEFAULT_SIZE = {"go": 19, "gomoku": 15, CHAIN_REACTION: 5}
 # RU spellings found in the wild that Rules.parse does not know (keys are lower-cased, single-spaced).
 _RU_NAMES = {
     "cn": "chinese",
@@ -237,13 +246,15 @@ def load_sgf(data: bytes | str) -> GameRecord:
 
 
 def _read_result(text: str | None, game: str) -> Outcome | None:
-    """``RE`` as an Outcome; in Gomoku a bare ``B+`` is a five and ``0`` a full board."""
+    """``RE`` as an Outcome; outside Go a bare ``B+`` is the game's win (a five, an elimination) and ``0`` its
+    draw (a full board, the move cap)."""
     outcome = None if text is None else Outcome.from_sgf(text)
-    if game != "gomoku" or outcome is None or outcome.reason != "score":
+    if game not in END_REASONS or outcome is None or outcome.reason != "score":
         return outcome
+    win, draw = END_REASONS[game]
     if outcome.winner is None:
-        return replace(outcome, reason="full-board")
-    return replace(outcome, reason="five") if outcome.margin is None else outcome
+        return replace(outcome, reason=draw)
+    return replace(outcome, reason=win) if outcome.margin is None else outcome
 
 
 def _charset(root: Properties) -> str | None:
@@ -307,7 +318,8 @@ def _read_rules(root: Properties, decode: Callable[[bytes], str]) -> Rules:
     number = _number(root, "GM", decode)
     number = 1 if number is None else number
     if number not in _GAMES:
-        raise SGFError(f"GM[{number}] is not supported: only Go (GM[1]) and Gomoku (GM[4]) are")
+        raise SGFError(f"GM[{number}] is not supported: only Go (GM[1]), Gomoku (GM[4]) and Chain Reaction "
+                       f"(GM[{CHAIN_REACTION_GM}]) are")
     game = _GAMES[number]
     size = _read_size(root, decode, game)
     rules = _rules_for(game, size, _text(root, "RU", decode, simple=True))
@@ -327,7 +339,7 @@ def _read_size(root: Properties, decode: Callable[[bytes], str], game: str) -> i
     columns, _, rows = text.partition(":")
     if rows and rows.strip() != columns.strip():
         raise SGFError(f"SZ[{text}]: only square boards are supported")
-    low = _MIN_SIZE[game]
+    low = MIN_SIZES[game]
     try:
         size = int(columns)
     except ValueError:
@@ -339,7 +351,7 @@ def _read_size(root: Properties, decode: Callable[[bytes], str], game: str) -> i
 
 def _rules_for(game: str, size: int, ru: str | None) -> Rules:
     """The rules an ``RU`` value names for ``game`` on a ``size`` board."""
-    default = Rules.go(size) if game == "go" else Rules.gomoku(size)
+    default = Rules.default(game, size)
     if ru is None or not ru.strip():
         return default
     key = " ".join(ru.lower().replace("_", " ").split())
@@ -472,7 +484,7 @@ def _root_properties(game: Game) -> Properties:
     rules = game.rules
     root: Properties = {
         "FF": [b"4"],
-        "GM": [b"1" if rules.game == "go" else b"4"],
+        "GM": [str(_GAME_NUMBERS[rules.game]).encode()],
         "CA": [b"UTF-8"],
         "AP": [b"engine:" + _version().encode("ascii", "replace")],
         "SZ": [str(rules.size).encode()],
@@ -507,8 +519,10 @@ def _rules_text(rules: Rules) -> str:
     """A preset name where it says everything, else the full rules string (which :func:`load_sgf` reads)."""
     if rules.game == "go":
         plain = bool(rules.preset) and rules == Rules.go(rules.size, rules.preset, rules.komi)
-    else:
+    elif rules.game == "gomoku":
         plain = rules == Rules.gomoku(rules.size, 5, rules.variant)
+    else:
+        plain = rules == Rules.chain_reaction(rules.size)
     return rules.preset if plain else str(rules)
 
 

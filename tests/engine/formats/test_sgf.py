@@ -107,6 +107,15 @@ def test_gomoku_draw_round_trip() -> None:
     assert "RE[0]" in text and record.result == game.outcome()
 
 
+@pytest.mark.parametrize("rules", [Rules.chain_reaction(5), Rules.chain_reaction(4, move_cap=6)], ids=str)
+def test_chain_reaction_round_trip(rules: Rules) -> None:
+    game = random_game(rules, rules.move_cap, seed=5)
+    text, record, replayed = round_trip(game)
+    assert "GM[1000]" in text and "KM[" not in text and record.rules == rules
+    assert record.result == game.outcome() and game.outcome().reason in ("elimination", "move-cap")
+    np.testing.assert_array_equal(replayed.position.orbs(), game.position.orbs())
+
+
 def test_round_trip_keeps_rules_that_are_no_preset() -> None:
     rules = Rules.parse("tromp-taylor size=7 ko=simple cap=30")
     game = random_game(rules, 10, seed=3)
@@ -280,7 +289,7 @@ KO_FIGHT = "(;SZ[9]RU[Japanese];B[ed];W[fd];B[de];W[ff];B[ef];W[ge];B[aa];W[ee];
     ("(;SZ[9];B[ee];W[ee])", "move 2 (W E5) is illegal: occupied"),
     (KO_FIGHT, "move 10 (W E5) is illegal: ko"),
     ("(;SZ[9];B[];W[];B[ee])", "move 3 (B E5) is illegal: game over"),
-    ("(;GM[4]SZ[9];B[ee];W[])", "move 2 (W pass) is illegal: pass is not a move in gomoku"),
+    ("(;GM[4]SZ[9];B[ee];W[])", "move 2 (W pass) is illegal: there is no pass in this game"),
     ("(;SZ[9]AB[ab][ba];W[aa])", "move 1 (W A9) is illegal: suicide"),
 ])
 def test_illegal_moves_name_the_move_and_the_reason(sgf: str, message: str) -> None:
