@@ -32,7 +32,7 @@ def test_every_command_has_help(words: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize("args", [["--game", "go", "--size", "5"], ["--game", "go", "--size", "5", "--api", "game"],
-                                  ["--game", "gomoku", "--size", "7"]])
+                                  ["--game", "gomoku", "--size", "7"], ["--game", "chain-reaction", "--size", "5"]])
 def test_bench_rules_json(args: list[str]) -> None:
     result = CliRunner().invoke(main, ["bench", "rules", *args, "--seconds", "0.02", "--runs", "2", "--json"])
     assert result.exit_code == 0, result.output

@@ -344,8 +344,7 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     from engine import Rules
 
     output = Path(output)
-    rules = Rules.go(target.board_size) if target.game == "go" else Rules.gomoku(target.board_size)
-    encoder = get_encoder(target.encoder, rules)
+    encoder = get_encoder(target.encoder, Rules.default(target.game, target.board_size))
     manifest = load_manifest(output, target)
     inputs = list(inputs)[-config.window:] if config.window else list(inputs)
     summary = GatherSummary()

@@ -219,8 +219,7 @@ def _gather_one(task: _Task, progress: Callable[[int], Any] | None = None) -> di
 
     config, target = task.config, task.target
     rules = Rules.parse(config.rules, size=target.board_size)
-    encoder = get_encoder(target.encoder, Rules.go(target.board_size) if target.game == "go"
-                          else Rules.gomoku(target.board_size))
+    encoder = get_encoder(target.encoder, Rules.default(target.game, target.board_size))
     index = read_index(task.index_paths) if task.index_paths else None
     seed = int(task.digest[:8], 16) if config.seed is None else [config.seed, int(task.digest[:8], 16)]
     rng = np.random.default_rng(seed)

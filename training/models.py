@@ -16,9 +16,10 @@ if TYPE_CHECKING:
 __all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "DEFAULT_AUX_HEADS", "bootstrap", "default_rules", "model_rules",
            "random_model", "model_for_chunks", "fresh_value_head"]
 
-DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4"}
-DEFAULT_AUX_HEADS = {"go": ("ownership", "score"), "gomoku": ()}
-"""A new network's auxiliary heads by game: Gomoku games end in a line, not a count of points."""
+DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4", "chain-reaction": "orbs8"}
+DEFAULT_AUX_HEADS = {"go": ("ownership", "score"), "gomoku": (), "chain-reaction": ()}
+"""A new network's auxiliary heads by game: Gomoku and Chain Reaction games end in a line or an elimination,
+not a count of points."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,10 @@ class BootstrapConfig:
 
 
 def default_rules(game: str, size: int, win_length: int | None = None) -> Rules:
-    """Chinese rules for Go; freestyle Gomoku with ``win_length`` in a row (default 5, at most N)."""
-    if game == "go":
-        return Rules.go(size)
-    return Rules.gomoku(size, win_length if win_length is not None else min(5, size))
+    """The game's default rules (:meth:`Rules.default`); freestyle Gomoku with ``win_length`` in a row when given."""
+    if game == "gomoku" and win_length is not None:
+        return Rules.gomoku(size, win_length)
+    return Rules.default(game, size)
 
 
 def model_rules(info: ModelInfo, rules_text: str | None = None, size: int | None = None,

@@ -51,7 +51,7 @@ def measure_encode(name: str, size: int, batch: int, seconds: float, runs: int, 
     cls = ENCODERS.get(name)
     if cls is None:
         raise ValueError(f"unknown encoder {name!r}: expected one of {', '.join(encoder_names())}")
-    rules = Rules.go(size) if "go" in cls.games else Rules.gomoku(size)
+    rules = Rules.default(cls.games[0], size)
     encoder = get_encoder(name, rules)
     positions = random_positions(rules, batch, seed)
     started = time.perf_counter()

@@ -16,7 +16,7 @@ from engine.core.rules import Rules
 
 __all__ = ["PlayoutBench"]
 
-_CHUNK = {"go": 4, "gomoku": 16}
+_CHUNK = {"go": 4, "gomoku": 16, "chain-reaction": 16}
 
 
 @dataclass
@@ -33,8 +33,10 @@ class PlayoutBench:
     def create(cls, game: str, size: int | None, preset: str | None, seed: int) -> "PlayoutBench":
         if game == "go":
             rules = Rules.go(size or 9, preset or "japanese")
-        else:
+        elif game == "gomoku":
             rules = Rules.gomoku(size or 15, variant=preset or "freestyle")
+        else:
+            rules = Rules.parse(preset or game, size=size)
         return cls(rules, Position(rules), new_rng(seed))
 
     def _playouts(self, count: int) -> int:

@@ -27,7 +27,7 @@ def measure_search(game: str, size: int, visits: int, batch: int, moves: int, se
     from engine.search.evaluator import UniformEvaluator
     from engine.search.mcts import Search, SearchConfig
 
-    rules = Rules.go(size) if game == "go" else Rules.gomoku(size)
+    rules = Rules.default(game, size)
     position = Game(rules)
     rng = np.random.default_rng(seed)
     for _ in range(moves):

@@ -62,7 +62,8 @@ def _peer(result: dict[str, Any], describe: Callable[[dict[str, Any]], str]) -> 
 
 @click.command("rules")
 @click.option("--game", type=GAMES, default="go", show_default=True)
-@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size [default: 9 Go, 15 Gomoku].")
+@click.option("--size", type=click.IntRange(2, 25), default=None,
+              help="Board size [default: 9 Go, 15 Gomoku, 5 Chain Reaction].")
 @click.option("--rules", "preset", default=None,
               help="Rules preset [default: japanese for Go (simple ko, no suicide: what OpenSpiel plays), "
                    "freestyle for Gomoku].")
@@ -262,7 +263,8 @@ def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, g
 @click.option("--encoder", default=None, help="Encoder of the random network [default: the game's].")
 @click.option("--game", type=GAMES, default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
-@click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
 @click.option("--readouts", type=click.IntRange(2), default=400, show_default=True)
 @click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
 @click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)

@@ -83,7 +83,7 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
               "(15) for Gomoku].")
 @click.option("--komi", type=float, default=7.0, show_default=True, help="Go: komi.")
 @click.option("--rules", "rules_text", default=None,
-              help="Rules string, e.g. renju, freestyle, standard (Gomoku) [default: chinese].")
+              help="Rules string, e.g. renju, freestyle, standard (Gomoku), chain-reaction [default: chinese].")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves, so that deterministic engines play different games.")
 @click.option("--scorer", type=click.Choice(["a", "b", "board"]), default="b", show_default=True,

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from engine.core.rules import GAMES as GAME_NAMES
 from engine.nn.config import DTYPES, RUNTIMES, TORCH_RUNTIMES
 
 __all__ = ["GAMES", "Decorator", "stack", "device_option", "dtype_option", "threads_option", "runtime_option",
@@ -22,7 +23,7 @@ __all__ = ["GAMES", "Decorator", "stack", "device_option", "dtype_option", "thre
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 """An option, or several stacked: what a command function is decorated with."""
 
-GAMES = click.Choice(["go", "gomoku"])
+GAMES = click.Choice(GAME_NAMES)
 
 
 def stack(*options: Decorator) -> Decorator:

@@ -83,7 +83,7 @@ def _aux_heads_option(name: str) -> Callable[..., Any]:
     """``--aux-heads`` of a command that makes a new network, setting the parameter ``name``."""
     return click.option("--aux-heads", name, default=None, callback=_aux_heads,
                         help="Auxiliary heads of a new network: ownership,score, one of them, or none "
-                             "[default: ownership,score for go, none for gomoku].")
+                             "[default: ownership,score for go, none for the other games].")
 
 
 def _loss_weights(prefix: str = "") -> Callable[..., Any]:
@@ -117,7 +117,8 @@ def _no_url(location: str | None, option: str) -> None:
 @click.argument("out_model", type=click.Path(dir_okay=False))
 @click.option("--game", type=GAMES, default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
-@click.option("--encoder", default=None, help="Feature encoder [default: zero17 for go, gomoku4 for gomoku].")
+@click.option("--encoder", default=None,
+              help="Feature encoder [default: zero17 for go, gomoku4 for gomoku, orbs8 for chain-reaction].")
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True, help="Residual blocks.")
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True, help="Filters per layer.")
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True,
@@ -205,7 +206,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               help="Uniformly random opening moves a game (no policy target), as engine match --random-moves opens.")
 @click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100), default=10.0,
               show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
-@click.option("--rules", "rules_text", default=None, help="Rules string [default: chinese / freestyle k=5].")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size for size-independent models.")
 @runtime_options()
 @ray_options

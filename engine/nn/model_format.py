@@ -6,7 +6,7 @@ unpickled). Its header metadata holds one key, ``"engine.model"``, whose value
 is a JSON object (format version 2)::
 
     {"format_version": 2,
-     "game": "go",                       # "go" or "gomoku"
+     "game": "go",                       # "go", "gomoku" or "chain-reaction"
      "board_size": 19,                   # null: size-independent (pooled heads)
      "encoder": "zero17", "num_planes": 17,
      "architecture": {"blocks": 6, "filters": 64, "in_planes": 17,
@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from engine.atomic import utc_timestamp
+from engine.core.rules import GAMES
 from engine.core.types import EngineError
 from engine.nn.config import NetConfig, state_shapes
 
@@ -51,7 +52,6 @@ FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 METADATA_KEY = "engine.model"
 MODEL_SUFFIX = ".safetensors"
-GAMES = ("go", "gomoku")
 
 
 class ModelFormatError(EngineError, ValueError):
@@ -77,7 +77,7 @@ class ModelInfo:
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}: expected go or gomoku")
+            raise ValueError(f"unknown game {self.game!r}: expected one of {', '.join(GAMES)}")
         if self.num_planes != self.config.in_planes:
             raise ValueError(f"encoder {self.encoder!r} has {self.num_planes} planes but the network reads "
                              f"{self.config.in_planes}")

@@ -159,10 +159,10 @@ class Player:
 
     @staticmethod
     def concedes(game: Game, color: int | None = None) -> bool:
-        """Whether ``color`` (default: the side to move) resigns without a search: a Gomoku game that is over
-        and that it lost. Raises :class:`~engine.core.types.GameOverError` for a Gomoku game that is over
-        otherwise (there is no move to make); a Go game that is over goes on (:meth:`choose`)."""
-        if game.rules.game != "gomoku" or not game.is_over:
+        """Whether ``color`` (default: the side to move) resigns without a search: a Gomoku or Chain Reaction
+        game that is over and that it lost. Raises :class:`~engine.core.types.GameOverError` for such a game that
+        is over otherwise (there is no move to make); a Go game that is over goes on (:meth:`choose`)."""
+        if game.rules.game == "go" or not game.is_over:
             return False
         outcome = game.outcome()
         mover = game.to_play if color is None else Color(color)

@@ -32,12 +32,13 @@ board's openings and frameworks, which 9x9 never shows."""
 
 def network_family(rules: Rules | str) -> str | None:
     """The key of :data:`BUNDLED` for ``rules`` (a game's name alone means its default rules: 19x19 Go,
-    freestyle Gomoku); None for Gomoku other than five in a row, which no network is trained for."""
+    freestyle Gomoku); None for Gomoku other than five in a row and for Chain Reaction, which no network is
+    trained for."""
     if isinstance(rules, str):
-        rules = Rules.parse("chinese" if rules == "go" else "freestyle")
+        rules = Rules.parse({"go": "chinese", "gomoku": "freestyle"}.get(rules, rules))
     if rules.game == "go":
         return "go-large" if rules.size >= LARGE_GO_BOARD and "go-large" in BUNDLED else "go"
-    if rules.win_length != 5:
+    if rules.game != "gomoku" or rules.win_length != 5:
         return None
     return "gomoku-renju" if rules.variant == "renju" else "gomoku-freestyle"
 

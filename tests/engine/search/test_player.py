@@ -45,11 +45,14 @@ def test_plays_for_the_colour_asked_even_out_of_turn() -> None:
     assert game.moves[-1].color == Color.WHITE
 
 
-def test_resigns_a_lost_gomoku_game_that_is_over_and_has_no_move_in_a_won_one() -> None:
-    game = Game(Rules.gomoku(9, 5))
-    for vertex in ["A1", "A9", "B1", "B9", "C1", "C9", "D1", "D9", "E1"]:   # black's five on the first line
-        game.play(gtp_to_action(vertex, 9))
-    assert game.is_over and game.outcome().winner == BLACK
+@pytest.mark.parametrize("rules, moves", [
+    (Rules.gomoku(9, 5), ["A1", "A9", "B1", "B9", "C1", "C9", "D1", "D9", "E1"]),   # black's five on the first line
+    (Rules.chain_reaction(2), ["A1", "A2", "A1"]),                     # black's corner explodes and takes A2
+], ids=["gomoku", "chain-reaction"])
+def test_resigns_a_lost_game_that_is_over_and_has_no_move_in_a_won_one(rules: Rules, moves: list[str]) -> None:
+    game = Game(rules)
+    for vertex in moves:
+        game.play(gtp_to_action(vertex, rules.size))
     decision = _player().choose(game, WHITE)
     assert decision.resign and decision.action is None and decision.search is None
     with pytest.raises(GameOverError, match="the game is over"):
