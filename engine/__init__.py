@@ -67,6 +67,7 @@ _HOMES = {
     "read_index": "engine.formats.collections",
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",
+    "to_orb_diagram": "engine.formats.diagram",
     # engine.search.evaluator
     "Evaluation": "engine.search.evaluator",
     "Evaluator": "engine.search.evaluator",

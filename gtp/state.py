@@ -88,7 +88,7 @@ class FrontEndConfig:
     the controller has set no time control, a move ends after this long at the latest (None: no limit
     but the player's).
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
-    None means ``chinese`` for Go and ``freestyle`` for Gomoku. ``size`` and
+    None means ``chinese`` for Go, ``freestyle`` for Gomoku, the game's own otherwise. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
     from the controller lowers the time further) and the search config;
     ``evaluator`` says how the network runs (the CLI sizes torch's threads,
@@ -124,7 +124,7 @@ class FrontEndConfig:
 
     def initial_rules(self) -> Rules:
         """The rules the session starts with (RulesError if the options contradict each other)."""
-        text = self.rules or ("chinese" if self.game == "go" else "freestyle")
+        text = self.rules or {"go": "chinese", "gomoku": "freestyle"}.get(self.game, self.game)
         rules = Rules.parse(text, size=self.size)
         if rules.game != self.game:
             raise RulesError(f"rules {text!r} are for {rules.game}, not {self.game}")

@@ -25,6 +25,7 @@ _PLAY = {
     "analysis": Lazy("engine.cli.play:analysis_command",
                      "Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batches)."),
     "gomocup": Lazy("engine.cli.play:gomocup_command", "Speak the Gomocup (Piskvork) protocol on stdin/stdout."),
+    "play": Lazy("engine.cli.play:play_command", "Play against the engine in the terminal, the board drawn as text."),
 }
 _TRAIN = {
     "bootstrap": Lazy("engine.cli.train:bootstrap_command", "Write a randomly initialised model (generation 0)."),

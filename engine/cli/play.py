@@ -1,4 +1,4 @@
-"""``engine gtp``, ``engine gomocup`` and ``engine analysis``: the protocol front ends on stdin/stdout.
+"""``engine gtp``, ``engine gomocup``, ``engine analysis`` and ``engine play``: the front ends on stdin/stdout.
 
 Only click is imported here; the engine loads when a command runs, so
 ``engine gtp --help`` stays fast.
@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from engine.cli.options import log_level_option, runtime_options, seed_option, stack
+from engine.cli.options import GAMES, log_level_option, runtime_options, seed_option, stack
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads, setup_logging
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
     from gtp.state import FrontEndConfig
 
-__all__ = ["gtp_command", "gomocup_command", "analysis_command"]
+__all__ = ["gtp_command", "gomocup_command", "analysis_command", "play_command"]
 
 FRONT_END_THREADS = 1
 """Torch's CPU threads of a front end unless ``--threads`` says otherwise: a GUI engine shares the machine (another
@@ -107,8 +107,8 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 
     if config.evaluator.runtime == "numpy":
         return
-    families = [Rules.go()] if config.game == "go" else [Rules.gomoku(), Rules.gomoku(variant="renju")]
-    if any(config.model_for(rules) is not None for rules in families):
+    families = {"go": [Rules.go()], "gomoku": [Rules.gomoku(), Rules.gomoku(variant="renju")]}.get(config.game)
+    if any(config.model_for(rules) is not None for rules in families or [config.initial_rules()]):
         set_torch_threads(threads)
 
 
@@ -171,6 +171,45 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
     exit_at_once()
+
+
+@click.command("play")
+@click.option("--game", type=GAMES, default="chain-reaction", show_default=True)
+@click.option("--size", type=click.IntRange(2, 25), default=None,
+              help="Board size [default: 19 Go, 15 Gomoku, 5 Chain Reaction].")
+@click.option("--rules", "rules_text", default=None, help="Rules preset or string, e.g. renju, 'chain-reaction size=7'.")
+@click.option("--color", type=click.Choice(["black", "white"]), default="black", show_default=True,
+              help="Your colour: black moves first.")
+@_engine_options(runtime="auto")
+def play_command(game: str, size: int | None, rules_text: str | None, color: str, model: str | None,
+                 visits: int | None, seconds: float | None, batch: int, device: str | None, dtype: str, threads: int,
+                 runtime: str, seed: int | None, log_level: str) -> None:
+    """Play against the engine in the terminal: the board is drawn as text after every move; type a move
+    such as c3 (pass in Go), undo, help or quit.
+
+    Without a network for the rules (none ships for Chain Reaction: give one with --model) the engine plays
+    pure Monte-Carlo tree search with random playouts.
+    """
+    _check_limits(visits, seconds)
+    set_blas_threads_first(runtime, threads)
+    setup_logging(log_level)
+    from engine import Color, EngineError, RulesError
+    from gtp.protocol import GtpError
+    from gtp.state import EngineState
+    from gtp.terminal import TerminalGame
+
+    config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
+                               rules=rules_text)
+    try:
+        state = EngineState(config)
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from exc
+    _size_threads(config, threads)
+    state.start(background=False)
+    try:
+        TerminalGame(state, Color.parse(color), sys.stdin, sys.stdout).run()
+    except (EngineError, GtpError) as exc:   # the engine could not start (a model that does not fit the rules)
+        raise click.ClickException(str(exc)) from exc
 
 
 @click.command("analysis")
