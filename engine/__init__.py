@@ -1,8 +1,8 @@
-"""An AlphaZero-style engine for Go and Gomoku: rules core, formats, search, network.
+"""An AlphaZero-style engine for Go, Gomoku and Chain Reaction: rules core, formats, search, network.
 
 The layers, each a subpackage that imports only those before it:
 
-* ``engine.core``: the rules of Go and Gomoku as compiled kernels behind ``Position`` and ``Game``.
+* ``engine.core``: the rules of every game as compiled kernels behind ``Position`` and ``Game``.
 * ``engine.formats``: SGF records and ASCII diagrams.
 * ``engine.search``: the array tree, PUCT search, the evaluator protocol and the ``Player``.
 * ``engine.nn``: the network, model files, the network's evaluator and the bundled networks

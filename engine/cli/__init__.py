@@ -88,7 +88,7 @@ _BENCH = {
              sections={"Play": _PLAY, "Train": _TRAIN, "Games": _GAMES, "Networks": _NETWORKS, "Measure": _MEASURE})
 @click.version_option(package_name="engine", prog_name="engine")
 def main() -> None:
-    """An AlphaZero-style engine for Go and Gomoku."""
+    """An AlphaZero-style engine for Go, Gomoku and Chain Reaction."""
 
 
 @click.group(cls=LazyGroup, sections={"Commands": _BENCH})

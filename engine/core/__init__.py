@@ -1,7 +1,7 @@
-"""The rules core: one set of compiled kernels for Go and Gomoku behind ``Position`` and ``Game``.
+"""The rules core: one set of compiled kernels for Go, Gomoku and Chain Reaction behind ``Position`` and ``Game``.
 
 Types and rules (``types``, ``rules``, ``coords``), the padded board and its
-kernels (``board``, ``go``, ``gomoku``, ``scoring``), the one packed-spec
+kernels (``board``, ``go``, ``gomoku``, ``chain_reaction``, ``scoring``), the one packed-spec
 dispatch between the games that Position, the search and the playouts all call
 (``dispatch``), the Python-facing state (``position``, ``game``, ``handicap``),
 the kernels' random state (``rng``) and random playouts (``playout``,
