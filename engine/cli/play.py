@@ -177,7 +177,8 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
 @click.option("--game", type=GAMES, default="chain-reaction", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=None,
               help="Board size [default: 19 Go, 15 Gomoku, 5 Chain Reaction].")
-@click.option("--rules", "rules_text", default=None, help="Rules preset or string, e.g. renju, 'chain-reaction size=7'.")
+@click.option("--rules", "rules_text", default=None,
+              help="Rules preset or string, e.g. renju, 'chain-reaction size=7'.")
 @click.option("--color", type=click.Choice(["black", "white"]), default="black", show_default=True,
               help="Your colour: black moves first.")
 @_engine_options(runtime="auto")

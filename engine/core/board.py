@@ -33,7 +33,8 @@ from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL
 
 __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HISTORY", "HISTORY_LEN",
-           "ROWS", "ORBS", "ORB_KEYS", "INFO_LEN", "ORBS_BLACK", "ORBS_WHITE", "TO_PLAY", "KO", "PASSES", "MOVES", "CAPTURED_BLACK", "CAPTURED_WHITE",
+           "ROWS", "ORBS", "ORB_KEYS", "INFO_LEN", "ORBS_BLACK", "ORBS_WHITE", "TO_PLAY", "KO", "PASSES", "MOVES",
+           "CAPTURED_BLACK", "CAPTURED_WHITE",
            "LAST", "HASH", "RING", "WINNER", "PASS_POINT", "LEGAL", "OCCUPIED", "SUICIDE",
            "KO_RECAPTURE", "FORBIDDEN", "NO_PASS", "GAME_OVER", "new_info", "record_move", "put_stone",
            "line_length"]

@@ -28,7 +28,8 @@ def play(lines: str, human: Color = Color.BLACK, size: int = 3, **fields: object
 def test_bad_input_is_answered_and_changes_nothing() -> None:
     session, output = play("z9\nb2\npass\nundo\nfoo\n")
     errors = [answer.splitlines()[0] for answer in output.split("your move (X): ") if answer.startswith("error")]
-    assert errors == ["error: vertex 'z9' is off a 3x3 board", "error: illegal move pass: there is no pass in this game",
+    assert errors == ["error: vertex 'z9' is off a 3x3 board",
+                      "error: illegal move pass: there is no pass in this game",
                       "error: invalid vertex 'foo': expected a letter A-Z (no I) and a row number"]
     assert "you have no move to take back" not in output   # the undo took back b2 and the engine's reply
     assert session.state.game.moves == []

@@ -27,7 +27,8 @@ def test_a_tiny_loop_plays_gathers_trains_and_rates_chain_reaction(tmp_path: Pat
                                               holdout_share=0.0, seed=0),
                                {"player.visits": 8, "player.search.batch_size": 4}),
         train=TrainConfig(steps=2, batch_size=8, checkpoint_every=2),
-        match=replace_paths(MatchConfig(games=0, parallel_games=2), {"player.visits": 8, "player.search.batch_size": 4}),
+        match=replace_paths(MatchConfig(games=0, parallel_games=2),
+                            {"player.visits": 8, "player.search.batch_size": 4}),
         rating_games=2, rating_opponent="random", runtime="eager")
     state = run_loop(tmp_path, config)
     assert [row["generation"] for row in state["history"]] == [0, 1]
