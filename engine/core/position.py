@@ -71,6 +71,9 @@ REASONS = {
     OFF_BOARD: "off board",
 }
 
+MAX_ORBS = 999
+"""Most orbs a setup puts on one cell (Chain Reaction): far above any critical mass, within the counts' int16."""
+
 END_REASONS = {"gomoku": ("five", "full-board"), CHAIN_REACTION: ("elimination", "move-cap")}
 """How a game other than Go ends on the board: the :class:`Outcome` reason of a win, and of a draw."""
 
@@ -123,8 +126,9 @@ class Position:
         """Give the cells of a fresh setup ``orbs`` (flat) orbs each, after checking the counts fit the rules."""
         if self.rules.game != CHAIN_REACTION:
             raise ValueError("only chain-reaction positions have orbs")
-        if orbs.shape != stones.shape or ((stones == EMPTY) != (orbs == 0)).any() or (orbs < 0).any():
-            raise ValueError(f"orbs must be {self.size}x{self.size}: 0 on empty cells, at least 1 on owned cells")
+        if (orbs.shape != stones.shape or ((stones == EMPTY) != (orbs == 0)).any() or (orbs < 0).any()
+                or (orbs > MAX_ORBS).any()):
+            raise ValueError(f"orbs must be {self.size}x{self.size}: 0 on empty cells, 1 to {MAX_ORBS} on owned cells")
         geo = self.geo
         for action in np.flatnonzero(stones):
             chain_reaction_set(self.cells, self.info, geo.zobrist, int(geo.action_point[action]), int(stones[action]),

@@ -242,7 +242,7 @@ def test_the_move_cap_is_a_draw():
 def test_setup_orbs_are_checked():
     rules = Rules.chain_reaction(3)
     owners = np.array([[1, 0, 0], [0, 0, 0], [0, 0, 2]])
-    with pytest.raises(ValueError, match="at least 1 on owned cells"):
+    with pytest.raises(ValueError, match="1 to 999 on owned cells"):
         Position.from_board(rules, owners, orbs=np.array([[0, 0, 0], [0, 0, 0], [0, 0, 1]]))
     with pytest.raises(ValueError, match="empty cells"):
         Position.from_board(rules, owners, orbs=np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1]]))
