@@ -24,8 +24,9 @@ def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None
     """A FrontEndConfig as ``engine gtp --model uniform --visits --batch --seed`` builds it (search details
     that no test should depend on stay out of the way), other fields as given; ``network_free="rollouts"``
     is the engine's own fallback."""
+    fields.setdefault("evaluator", EvaluatorOptions(seed=seed))
     return FrontEndConfig(player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=batch)),
-                          evaluator=EvaluatorOptions(seed=seed), seed=seed, network_free=network_free, **fields)
+                          seed=seed, network_free=network_free, **fields)
 
 
 def gomocup_config(visits: int, seed: int = 1) -> FrontEndConfig:

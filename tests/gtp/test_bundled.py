@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import engine.nn.networks as networks
+from engine import EvaluatorOptions
 from engine.core.rules import Rules
 from engine.nn.networks import LARGE_GO_BOARD, bundled_model, network_family
 from gtp.gomocup import GomocupBrain
@@ -57,7 +58,8 @@ def test_go_plays_the_network_of_its_board_size(monkeypatch: pytest.MonkeyPatch,
     assert network_family("go") == "go-large"   # the game's default board is 19x19
     with caplog.at_level(logging.INFO, logger="gtp.state"):
         output = run_session("boardsize 19\ngenmove b\nboardsize 9\ngenmove w\nboardsize 13\ngenmove b\n",
-                             bundled=True, network_free="rollouts", visits=8)
+                             bundled=True, network_free="rollouts", visits=8,
+                             evaluator=EvaluatorOptions(seed=1, runtime="eager"))   # no compile left at exit
     assert "?" not in output
     assert f"network: {large_go_network}" in caplog.text
     assert f"network: {bundled_model(Rules.go(9))} (for 9x9)" in caplog.text
