@@ -76,7 +76,7 @@ class SearchConfig:
     ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
     evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
 
-    The tree starts small and doubles when full, up to ``capacity`` nodes (44 bytes each; an
+    The tree starts small and doubles when full, up to ``capacity`` nodes (48 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
@@ -442,8 +442,8 @@ class Search:
         length = principal_variation(tree.ints, 0, line)
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
         proven = np.zeros(actions, dtype=np.int8)
-        proven[tree.ints[ACTION, children]] = tree.ints[PROVEN, children]
-        if tree.ints[PROVEN, 0] != 0:
+        proven[tree.ints[ACTION, children]] = np.where(tree.ints[VISITS, children] > 0, tree.ints[PROVEN, children], 0)
+        if root_visits and tree.ints[PROVEN, 0] != 0:
             targets["value"] = -float(tree.ints[PROVEN, 0])
         result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
                               pv=[int(a) for a in line[:length]], ownership=self.ownership(), proven=proven, **targets)

@@ -45,7 +45,8 @@ whose evaluation is a proof (the evaluator says so: Gomoku's decisive moves), ge
 carries it up: a node with a child proven won for its side to move is proven lost for the player who moved into
 it, and a node all of whose children are proven lost for that side is proven won. A proven node below the root
 is not searched again: a simulation that reaches it backs up its exact value (+1 / -1) at once, and so do the
-nodes it proves. Selection never enters a child proven lost for the player choosing while another remains, and
+nodes it proves. Like the score rows, a node's status means something only once ``VISITS > 0`` (selection
+clears it when it first reaches the node, so that creating a node does not). Selection never enters a child proven lost for the player choosing while another remains, and
 enters a child proven won at once. A draw proves nothing.
 """
 
@@ -85,7 +86,6 @@ def _init_node(ints, floats, i, parent, action, prior):
     ints[PARENT, i] = parent
     ints[FIRST_CHILD, i] = UNEXPANDED
     ints[NUM_CHILDREN, i] = 0
-    ints[PROVEN, i] = UNPROVEN
     floats[VALUE_SUM, i] = 0.0
     floats[PRIOR, i] = prior
     floats[NET_VALUE, i] = 0.0
@@ -95,6 +95,7 @@ def _init_node(ints, floats, i, parent, action, prior):
 def reset_tree(ints, floats, count):
     """An empty tree: just an unexpanded root."""
     _init_node(ints, floats, 0, -1, -1, 1.0)
+    ints[PROVEN, 0] = UNPROVEN
     count[0] = 1
 
 
@@ -132,17 +133,17 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
     best = first
     best_score = -1e30
     for c in range(first, last):
-        proven = ints[PROVEN, c]
-        if proven == PROVEN_WIN:
-            return c
         n = ints[VISITS, c] + ints[VIRTUAL, c]
-        q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n if n > 0 else fpu
+        q = fpu
+        if n > 0:  # only a visited child is proven
+            proven = ints[PROVEN, c]
+            if proven == PROVEN_WIN:
+                return c
+            q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n - (LOST_SCORE if proven == PROVEN_LOSS else 0.0)
         if score_utility != 0.0 and ints[VISITS, c] > 0:
             mean = floats[SCORE_SUM, c] / ints[VISITS, c]
             q += score_utility * (2.0 / math.pi) * math.atan((mean - score_center) / score_scale)
         score = q + explore * floats[PRIOR, c] / (1 + n)
-        if proven == PROVEN_LOSS:
-            score -= LOST_SCORE
         if score > best_score:
             best_score = score
             best = c
@@ -159,7 +160,7 @@ def _prove_parent(ints, child):
         return
     first = ints[FIRST_CHILD, parent]
     for c in range(first, first + ints[NUM_CHILDREN, parent]):
-        if ints[PROVEN, c] != PROVEN_LOSS:
+        if ints[VISITS, c] == 0 or ints[PROVEN, c] != PROVEN_LOSS:
             return
     ints[PROVEN, parent] = PROVEN_WIN
 
@@ -186,8 +187,6 @@ def _backup(ints, floats, leaf, value, scored, score, squares):
         proven = ints[PROVEN, node]
         if proven != UNPROVEN:
             v = float(proven)
-            if ints[PARENT, node] >= 0 and ints[PROVEN, ints[PARENT, node]] == UNPROVEN:
-                _prove_parent(ints, node)
         floats[VALUE_SUM, node] += v
         if scored:
             if ints[VISITS, node] == 0:  # the score rows start here, not at _init_node (module docstring)
@@ -198,9 +197,12 @@ def _backup(ints, floats, leaf, value, scored, score, squares):
                 floats[SCORE_SQUARES, node] += squares
         ints[VISITS, node] += 1
         ints[VIRTUAL, node] -= 1
+        parent = ints[PARENT, node]
+        if proven != UNPROVEN and parent >= 0 and ints[PROVEN, parent] == UNPROVEN:
+            _prove_parent(ints, node)
         v = -v
         s = -s
-        node = ints[PARENT, node]
+        node = parent
 
 
 @njit(cache=True)
@@ -280,7 +282,9 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             action = ints[ACTION, node]
             point = PASS_POINT if action == num_points else action_point[action]
             play_point(cells, info, zobrist, W, point, info[TO_PLAY], spec)
-        if node > 0 and ints[PROVEN, node] != UNPROVEN:  # a finished game or a proven position: its exact value
+        if ints[VISITS, node] == 0:  # a node's first visit starts its proven status (module docstring)
+            ints[PROVEN, node] = UNPROVEN
+        elif node > 0 and ints[PROVEN, node] != UNPROVEN:  # a finished game or a proven position: exact value
             _backup_exact(ints, floats, node, scored)
             finished += 1
             continue
@@ -394,7 +398,7 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
     if dropped:
         out_ints[PROVEN, 0] = UNPROVEN
         for c in range(out_ints[FIRST_CHILD, 0], out_ints[FIRST_CHILD, 0] + out_ints[NUM_CHILDREN, 0]):
-            if out_ints[PROVEN, c] != UNPROVEN:
+            if out_ints[VISITS, c] > 0 and out_ints[PROVEN, c] != UNPROVEN:
                 _prove_parent(out_ints, c)
 
 
