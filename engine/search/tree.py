@@ -45,9 +45,9 @@ whose evaluation is a proof (the evaluator says so: Gomoku's decisive moves), ge
 carries it up: a node with a child proven won for its side to move is proven lost for the player who moved into
 it, and a node all of whose children are proven lost for that side is proven won. A proven node below the root
 is not searched again: a simulation that reaches it backs up its exact value (+1 / -1) at once, and so do the
-nodes it proves. Like the score rows, a node's status means something only once ``VISITS > 0`` (selection
-clears it when it first reaches the node, so that creating a node does not). Selection never enters a child proven lost for the player choosing while another remains, and
-enters a child proven won at once. A draw proves nothing.
+nodes it proves. Selection never enters a child proven lost for the player choosing while another remains, and
+enters a child proven won at once. A draw proves nothing. Like the score rows, a node's status means something
+only once ``VISITS > 0``: selection clears it when it first reaches the node, so that creating a node does not.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ from engine.core.types import BLACK
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
-           "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree",
-           "principal_variation", "root_children_of", "Tree"]
+           "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup",
+           "compact_subtree", "principal_variation", "root_children_of", "Tree"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
@@ -123,7 +123,7 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
     if forced_k > 0.0:
         for c in range(first, last):
             n = ints[VISITS, c] + ints[VIRTUAL, c]
-            if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits) and ints[PROVEN, c] != PROVEN_LOSS:
+            if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits) and ints[PROVEN, c] == UNPROVEN:
                 return c
     fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
     if not math.isnan(fpu_value):
