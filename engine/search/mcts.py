@@ -155,7 +155,8 @@ class SearchResult:
     proven to win for the side to move, -1 where proven to lose, 0 elsewhere; ``value`` is exactly +1 / -1
     where the root is proven. ``solved_action`` is the move the proofs impose, whatever the visits: a
     proven win, or, where the search's own choice is proven lost, the most visited (then likeliest) move not
-    proven lost; None where they leave the choice to the search.
+    proven lost that the search or the evaluator considered, else the most visited (then likeliest) loss; None
+    where they leave the choice to the search.
     """
 
     visits: np.ndarray
@@ -221,9 +222,12 @@ def _solved_action(result: SearchResult, children: np.ndarray) -> int | None:
     wins = np.flatnonzero(proven == PROVEN_WIN)
     if wins.size:
         return int(wins[np.argmax(result.visits[wins])])
-    open_moves = children[proven[children] != PROVEN_LOSS]
-    if proven[result.searched_action] != PROVEN_LOSS or not open_moves.size:
+    if proven[result.searched_action] != PROVEN_LOSS:
         return None
+    weight = result.visits[children] + result.priors[children]
+    open_moves = children[(proven[children] != PROVEN_LOSS) & (weight > 0)]
+    if not open_moves.size:  # every move the search or the evaluator considered loses
+        return int(children[np.argmax(weight)])
     return int(open_moves[np.argmax(result.visits[open_moves] + result.priors[open_moves])])
 
 
