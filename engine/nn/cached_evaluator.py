@@ -93,8 +93,8 @@ class CachedNetEvaluator:
 
     ``decisive`` (Gomoku; on by default): after masking, positions where a move decides are corrected
     by :func:`~engine.search.evaluator.apply_decisive_moves` (a five or a victory by continuous fours
-    takes the prior and value +1; the opponent's five at once leaves one point to play); the cache keeps
-    the network's outputs.
+    takes the prior and value +1, a proof for the search's solver; the opponent's five at once leaves one
+    point to play); the cache keeps the network's outputs.
     """
 
     def __init__(self, config: NetConfig, info: ModelInfo | None, encoder: Encoder, *, random_symmetry: bool = False,
@@ -148,9 +148,8 @@ class CachedNetEvaluator:
             if keys:
                 self._store([keys[i] for i in todo], fresh)
         priors, values = masked_softmax(raw.policy, masks), np.clip(raw.value, -1.0, 1.0)
-        if self.decisive:
-            apply_decisive_moves(batch, priors, values)
-        return Evaluation(*raw._replace(policy=priors, value=values))
+        proven = apply_decisive_moves(batch, priors, values) if self.decisive else None
+        return Evaluation(*raw._replace(policy=priors, value=values), proven=proven)
 
     def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> NetOutput[np.ndarray]:
         """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw

@@ -1,7 +1,8 @@
 """The evaluator protocol: a batch of positions in, move priors and values (and the network's
 auxiliary outputs, where it has them) out.
 
-``Evaluator.evaluate(positions, legal=None) -> Evaluation(priors, values, ownership, score_mean, score_stdev)``:
+``Evaluator.evaluate(positions, legal=None) -> Evaluation(priors, values, ownership, score_mean, score_stdev,
+proven)``:
 
 * ``positions`` is a sequence of Positions or a :class:`~engine.core.position.PositionBatch`
   (the search's leaf batch: stacked arrays, encoded without copying).
@@ -18,6 +19,8 @@ auxiliary outputs, where it has them) out.
   and ``score_stdev[b]`` (``float32[B]``) are the final score difference from the side
   to move and its standard deviation, in points, komi included. They are None when
   the evaluator has no such head (every evaluator here).
+* ``proven[b]`` (``bool[B]``), where the evaluator proves some positions (Gomoku's decisive moves):
+  ``values[b]`` is exact, +1 or -1, a proof the search's solver carries up its tree. None: nothing proven.
 
 All positions in one batch have the same board size. The network-free
 evaluators live here: :class:`UniformEvaluator` (uniform priors, value 0) for
@@ -55,6 +58,7 @@ class Evaluation(NamedTuple):
     ownership: np.ndarray | None = None
     score_mean: np.ndarray | None = None
     score_stdev: np.ndarray | None = None
+    proven: np.ndarray | None = None
 
     def rows(self, start: int, stop: int) -> "Evaluation":
         """The evaluation of positions ``start:stop`` of the batch (one caller's share of a joint call)."""
@@ -141,7 +145,7 @@ def _only_move(point: int, geo: Geometry, priors: np.ndarray) -> bool:
     return True
 
 
-def apply_decisive_moves(batch: PositionBatch, priors: np.ndarray, values: np.ndarray) -> None:
+def apply_decisive_moves(batch: PositionBatch, priors: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     """Teytaud and Teytaud's decisive and anti-decisive moves (2010) on a Gomoku batch, in place, with
     a victory by continuous fours counted as decisive.
 
@@ -151,15 +155,18 @@ def apply_decisive_moves(batch: PositionBatch, priors: np.ndarray, values: np.nd
     stops it (the value is the evaluator's). Any other move there loses at once, which a search on a
     network's priors sees only after visiting it, and a network that misreads one four in a hundred
     positions would otherwise lose the game on it; a VCF is a proof the search would need many visits
-    down one narrow line to find. A no-op in Go, where no single move wins.
+    down one narrow line to find. Returns which positions are so proven won (``bool[B]``, the
+    :class:`Evaluation`'s ``proven``); a no-op returning None in Go, where no single move wins.
     """
     rules = batch.rules
     if rules.game != "gomoku":
-        return
+        return None
     geo, spec = geometry(rules.size), pack_rules(rules)
+    proven = np.zeros(len(batch), dtype=np.bool_)
     for i in range(len(batch)):
-        if decisive_priors(batch.cells[i], batch.info[i], geo, spec, priors[i]):
-            values[i] = 1.0
+        proven[i] = decisive_priors(batch.cells[i], batch.info[i], geo, spec, priors[i])
+    values[proven] = 1.0
+    return proven
 
 
 class UniformEvaluator:
@@ -211,10 +218,11 @@ class RolloutEvaluator:
         empties = np.empty(rules.num_points, dtype=np.int64)
         record = np.empty(0, dtype=np.int64)
         values = np.zeros(len(batch), dtype=np.float32)
+        proven = np.zeros(len(batch), dtype=np.bool_)
         for i in range(len(batch)):
             mover = batch.info[i, TO_PLAY]
             if self.decisive and decisive_priors(batch.cells[i], batch.info[i], geo, spec, priors[i]):
-                values[i] = 1.0
+                values[i], proven[i] = 1.0, True
                 continue
             total = 0.0
             for _ in range(self.rollouts):
@@ -224,4 +232,4 @@ class RolloutEvaluator:
                 value = terminal_value(cells, info, geo.width, geo.action_point, spec, komi)
                 total += value if info[TO_PLAY] == mover else -value
             values[i] = total / self.rollouts
-        return Evaluation(priors, values)
+        return Evaluation(priors, values, proven=proven if self.decisive else None)

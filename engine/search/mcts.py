@@ -39,6 +39,9 @@ from engine.search.tree import (
     FLOAT_ROWS,
     INT_ROWS,
     NET_VALUE,
+    PROVEN,
+    PROVEN_LOSS,
+    PROVEN_WIN,
     SCORE_SQUARES,
     SCORE_SUM,
     VALUE_SUM,
@@ -73,7 +76,7 @@ class SearchConfig:
     ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
     evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
 
-    The tree starts small and doubles when full, up to ``capacity`` nodes (44 bytes each; an
+    The tree starts small and doubles when full, up to ``capacity`` nodes (48 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
@@ -147,6 +150,13 @@ class SearchResult:
     completed-Q policy. ``gumbel_action`` is a Gumbel search's move (the halving's winner), which
     :attr:`best_action` then returns; a Gumbel search's ``value`` is that of its improved policy
     (:meth:`engine.search.gumbel.GumbelRoot.value`).
+
+    The solver's proofs (:mod:`engine.search.tree`): ``proven`` (``int8[N*N+1]``) is +1 where the move is
+    proven to win for the side to move, -1 where proven to lose, 0 elsewhere; ``value`` is exactly +1 / -1
+    where the root is proven. ``solved_action`` is the move the proofs impose, whatever the visits: a
+    proven win, or, where the search's own choice is proven lost, the most visited (then likeliest) move not
+    proven lost that the search or the evaluator considered, else the most visited (then likeliest) loss; None
+    where they leave the choice to the search.
     """
 
     visits: np.ndarray
@@ -163,19 +173,30 @@ class SearchResult:
     ownership: np.ndarray | None = None
     policy_target: np.ndarray | None = None
     gumbel_action: int | None = None
+    proven: np.ndarray | None = None
+    solved_action: int | None = None
+
+    @property
+    def searched_action(self) -> int:
+        """The search's own move: a Gumbel search's choice, else the most visited action."""
+        return self.gumbel_action if self.gumbel_action is not None else int(np.argmax(self.visits))
 
     @property
     def best_action(self) -> int:
-        """The search's move: a Gumbel search's choice, else the most visited action."""
-        return self.gumbel_action if self.gumbel_action is not None else int(np.argmax(self.visits))
+        """The move to play: the solver's where the proofs impose one, else :attr:`searched_action`."""
+        return self.solved_action if self.solved_action is not None else self.searched_action
 
     def policy(self, temperature: float = 1.0) -> np.ndarray:
-        """Visit distribution sharpened by ``1 / temperature`` (0 picks the most visited)."""
-        if temperature <= 1e-3:
+        """Visit distribution sharpened by ``1 / temperature`` (0 picks :attr:`best_action`), without the moves
+        proven lost while another has visits; all on a proven win."""
+        won = self.proven is not None and self.proven[self.best_action] == PROVEN_WIN
+        if temperature <= 1e-3 or won:
             policy = np.zeros_like(self.visits)
             policy[self.best_action] = 1.0
             return policy
         weights = self.visits.astype(np.float64) ** (1.0 / temperature)
+        if self.proven is not None and weights[self.proven != PROVEN_LOSS].sum() > 0:
+            weights[self.proven == PROVEN_LOSS] = 0.0
         return (weights / weights.sum()).astype(np.float32)
 
 
@@ -190,6 +211,24 @@ def _score_statistics(floats: np.ndarray, visits: np.ndarray) -> tuple[np.ndarra
 
 _NO_SCORES = np.zeros((0, 2), dtype=np.float32)  # the score rows of an evaluation without a score head
 _NO_PATH = np.zeros(0, dtype=np.int64)  # no root children chosen for the simulations: PUCT chooses
+_NO_PROOFS = np.zeros(0, dtype=np.bool_)  # the proofs of an evaluation that proves nothing
+
+
+def _solved_action(result: SearchResult, children: np.ndarray) -> int | None:
+    """The move the root's proofs impose on ``result`` (see :class:`SearchResult`), the root's children being the
+    actions ``children``."""
+    proven = result.proven
+    assert proven is not None
+    wins = np.flatnonzero(proven == PROVEN_WIN)
+    if wins.size:
+        return int(wins[np.argmax(result.visits[wins])])
+    if proven[result.searched_action] != PROVEN_LOSS:
+        return None
+    weight = result.visits[children] + result.priors[children]
+    open_moves = children[(proven[children] != PROVEN_LOSS) & (weight > 0)]
+    if not open_moves.size:  # every move the search or the evaluator considered loses
+        return int(children[np.argmax(weight)])
+    return int(open_moves[np.argmax(result.visits[open_moves] + result.priors[open_moves])])
 
 
 class _Leaves:
@@ -325,9 +364,10 @@ class Search:
             scores = np.stack([mean, np.square(evaluation.score_stdev) + np.square(mean)], axis=1).astype(np.float32)
         if evaluation.ownership is not None:
             self.ownership_pool.add(evaluation.ownership, leaves.info[:count, TO_PLAY], leaves.nodes[:count])
+        proofs = _NO_PROOFS if evaluation.proven is None else np.ascontiguousarray(evaluation.proven, dtype=np.bool_)
         if not expand_and_backup(tree.ints, tree.floats, tree.count, leaves.nodes, count, leaves.legal,
                                  np.ascontiguousarray(evaluation.priors, dtype=np.float32),
-                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores):
+                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores, proofs):
             tree.make_room()
         shaping, gumbel = self.shaping, self.gumbel
         if (shaping.noise or shaping.reshape or (gumbel is not None and gumbel.root is None)) and tree.root_expanded:
@@ -405,8 +445,13 @@ class Search:
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(tree.ints, 0, line)
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
+        proven = np.zeros(actions, dtype=np.int8)
+        proven[tree.ints[ACTION, children]] = np.where(tree.ints[VISITS, children] > 0, tree.ints[PROVEN, children], 0)
+        if root_visits and tree.ints[PROVEN, 0] != 0:
+            targets["value"] = -float(tree.ints[PROVEN, 0])
         result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
-                              pv=[int(a) for a in line[:length]], ownership=self.ownership(), **targets)
+                              pv=[int(a) for a in line[:length]], ownership=self.ownership(), proven=proven, **targets)
+        result = replace(result, solved_action=_solved_action(result, tree.ints[ACTION, children]))
         if not self._has_score or not root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)

@@ -9,6 +9,8 @@ Node ``i``'s fields live in two arrays, one row per field:
     ``ints[PARENT, i]``        parent node, -1 for the root (node 0)
     ``ints[FIRST_CHILD, i]``   first child (children are contiguous), UNEXPANDED or PENDING
     ``ints[NUM_CHILDREN, i]``  number of children (the legal actions at expansion)
+    ``ints[PROVEN, i]``        PROVEN_WIN / PROVEN_LOSS: the game is proven won / lost for the player who moved
+                               into i; UNPROVEN otherwise (see "The solver" below)
 ``floats: float32[FLOAT_ROWS, M]``
     ``floats[VALUE_SUM, i]``     sum of backed-up values, from the view of the player who moved into i
     ``floats[PRIOR, i]``         prior probability of the edge into i
@@ -37,6 +39,15 @@ every child made ``engine bench search`` on 19x19 about 15% slower). With
 ``score_utility`` > 0 selection adds KataGo's score utility to each visited
 child's Q: ``score_utility * 2/pi * atan((mean - center) / scale)``, ``center``
 being the root's mean score (seen, like the child's mean, from the player choosing).
+
+The solver (Winands, Björnsson and Saito's MCTS-solver, 2008): a finished game that is won or lost, and a leaf
+whose evaluation is a proof (the evaluator says so: Gomoku's decisive moves), get a proven status. Backup
+carries it up: a node with a child proven won for its side to move is proven lost for the player who moved into
+it, and a node all of whose children are proven lost for that side is proven won. A proven node below the root
+is not searched again: a simulation that reaches it backs up its exact value (+1 / -1) at once, and so do the
+nodes it proves. Selection never enters a child proven lost for the player choosing while another remains, and
+enters a child proven won at once. A draw proves nothing. Like the score rows, a node's status means something
+only once ``VISITS > 0``: selection clears it when it first reaches the node, so that creating a node does not.
 """
 
 from __future__ import annotations
@@ -51,17 +62,20 @@ from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, play
 from engine.core.jit import njit
 from engine.core.types import BLACK
 
-__all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "INT_ROWS",
+__all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
-           "PENDING", "reset_tree", "select_leaves", "expand_and_backup", "compact_subtree",
-           "principal_variation", "root_children_of", "Tree"]
+           "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup",
+           "compact_subtree", "principal_variation", "root_children_of", "Tree"]
 
-VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN = 0, 1, 2, 3, 4, 5
-INT_ROWS = 6
+VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
+INT_ROWS = 7
 VALUE_SUM, PRIOR, NET_VALUE, SCORE_SUM, SCORE_SQUARES = 0, 1, 2, 3, 4
 FLOAT_ROWS = 5
 UNEXPANDED = -1
 PENDING = -2
+UNPROVEN, PROVEN_WIN, PROVEN_LOSS = 0, 1, -1
+LOST_SCORE = 1e9
+"""Taken off a proven-lost child's Q + U in selection: it ranks below every child that is not."""
 
 
 @njit(cache=True)
@@ -81,13 +95,15 @@ def _init_node(ints, floats, i, parent, action, prior):
 def reset_tree(ints, floats, count):
     """An empty tree: just an unexpanded root."""
     _init_node(ints, floats, 0, -1, -1, 1.0)
+    ints[PROVEN, 0] = UNPROVEN
     count[0] = 1
 
 
 @njit(cache=True)
 def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, score_center, score_scale,
                 forced_k):
-    """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on).
+    """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on); a child
+    proven won for the player choosing at once, one proven lost only when every child is.
 
     An unvisited child's Q is ``fpu_value`` where that is not NaN, else the node's own evaluation less
     ``fpu_reduction * sqrt(visited prior)``.
@@ -107,7 +123,7 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
     if forced_k > 0.0:
         for c in range(first, last):
             n = ints[VISITS, c] + ints[VIRTUAL, c]
-            if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits):
+            if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits) and ints[PROVEN, c] == UNPROVEN:
                 return c
     fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
     if not math.isnan(fpu_value):
@@ -118,7 +134,12 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
     best_score = -1e30
     for c in range(first, last):
         n = ints[VISITS, c] + ints[VIRTUAL, c]
-        q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n if n > 0 else fpu
+        q = fpu
+        if n > 0:  # only a visited child is proven
+            proven = ints[PROVEN, c]
+            if proven == PROVEN_WIN:
+                return c
+            q = (floats[VALUE_SUM, c] - ints[VIRTUAL, c]) / n - (LOST_SCORE if proven == PROVEN_LOSS else 0.0)
         if score_utility != 0.0 and ints[VISITS, c] > 0:
             mean = floats[SCORE_SUM, c] / ints[VISITS, c]
             q += score_utility * (2.0 / math.pi) * math.atan((mean - score_center) / score_scale)
@@ -130,13 +151,42 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
 
 
 @njit(cache=True)
+def _prove_parent(ints, child):
+    """Prove ``child``'s parent, if the proven ``child`` decides it: lost for the player who moved into it when
+    the child is won for its side to move, won when every child is lost for that side."""
+    parent = ints[PARENT, child]
+    if ints[PROVEN, child] == PROVEN_WIN:
+        ints[PROVEN, parent] = PROVEN_LOSS
+        return
+    first = ints[FIRST_CHILD, parent]
+    for c in range(first, first + ints[NUM_CHILDREN, parent]):
+        if ints[VISITS, c] == 0 or ints[PROVEN, c] != PROVEN_LOSS:
+            return
+    ints[PROVEN, parent] = PROVEN_WIN
+
+
+@njit(cache=True)
+def _prove(ints, node, value):
+    """Mark ``node`` proven from its exact ``value`` (for its side to move: +1 won, -1 lost; 0 proves nothing)."""
+    if value > 0.0:
+        ints[PROVEN, node] = PROVEN_LOSS
+    elif value < 0.0:
+        ints[PROVEN, node] = PROVEN_WIN
+
+
+@njit(cache=True)
 def _backup(ints, floats, leaf, value, scored, score, squares):
     """Back ``value`` (for the side to move at ``leaf``) up to the root, releasing virtual loss; with
-    ``scored`` also ``score`` (same view) and ``squares`` (its ``stdev**2 + mean**2``)."""
+    ``scored`` also ``score`` (same view) and ``squares`` (its ``stdev**2 + mean**2``).
+
+    The solver: a proven node backs up its exact value, and proves its parent where it decides it."""
     node = leaf
     v = -value
     s = -score
     while node >= 0:
+        proven = ints[PROVEN, node]
+        if proven != UNPROVEN:
+            v = float(proven)
         floats[VALUE_SUM, node] += v
         if scored:
             if ints[VISITS, node] == 0:  # the score rows start here, not at _init_node (module docstring)
@@ -147,9 +197,23 @@ def _backup(ints, floats, leaf, value, scored, score, squares):
                 floats[SCORE_SQUARES, node] += squares
         ints[VISITS, node] += 1
         ints[VIRTUAL, node] -= 1
+        parent = ints[PARENT, node]
+        if proven != UNPROVEN and parent >= 0 and ints[PROVEN, parent] == UNPROVEN:
+            _prove_parent(ints, node)
         v = -v
         s = -s
-        node = ints[PARENT, node]
+        node = parent
+
+
+@njit(cache=True)
+def _backup_exact(ints, floats, node, scored):
+    """Back up a proven ``node``'s exact value again, with its mean score (its score rows stay as they are)."""
+    visits = ints[VISITS, node]
+    score, squares = 0.0, 0.0
+    if scored and visits > 0:
+        score = -floats[SCORE_SUM, node] / visits
+        squares = floats[SCORE_SQUARES, node] / visits
+    _backup(ints, floats, node, -float(ints[PROVEN, node]), scored, score, squares)
 
 
 @njit(cache=True)
@@ -203,7 +267,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
         node = 0
         center = score_center
         ints[VIRTUAL, 0] += 1
-        while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0:
+        while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0 and (
+                node == 0 or ints[PROVEN, node] == UNPROVEN):
             if node == 0 and forced_root:
                 node = root_path[leaves + finished]
             elif node == 0:
@@ -217,8 +282,15 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             action = ints[ACTION, node]
             point = PASS_POINT if action == num_points else action_point[action]
             play_point(cells, info, zobrist, W, point, info[TO_PLAY], spec)
+        if ints[VISITS, node] == 0:  # a node's first visit starts its proven status (module docstring)
+            ints[PROVEN, node] = UNPROVEN
+        elif node > 0 and ints[PROVEN, node] != UNPROVEN:  # a finished game or a proven position: exact value
+            _backup_exact(ints, floats, node, scored)
+            finished += 1
+            continue
         if is_terminal(cells, info, spec):
             value, score = _terminal(cells, info, W, action_point, spec, komi)
+            _prove(ints, node, value)
             _backup(ints, floats, node, value, scored, score, score * score)
             finished += 1
             continue
@@ -237,14 +309,16 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
 
 
 @njit(cache=True)
-def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, priors, values, scores):
+def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, priors, values, scores, proofs):
     """Give each leaf its children (legal actions with their priors) and back its value and score up.
 
     ``scores[j]`` (``float32[L, 2]``, or ``[0, 2]`` without a score head) is leaf j's
     mean score from its side to move, in points, and its ``stdev**2 + mean**2``.
+    ``proofs[j]`` (``bool[L]``, or ``[0]`` when the evaluator proves nothing): leaf j's value is exact.
     Returns False if the tree ran out of room (the leaf then stays unexpanded).
     """
     scored = scores.shape[0] > 0
+    proving = proofs.shape[0] > 0
     capacity = ints.shape[1]
     room = True
     for j in range(leaves):
@@ -268,6 +342,8 @@ def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, prior
             ints[FIRST_CHILD, node] = first
             ints[NUM_CHILDREN, node] = k
         floats[NET_VALUE, node] = values[j]
+        if proving and proofs[j]:
+            _prove(ints, node, values[j])
         if scored:
             _backup(ints, floats, node, values[j], True, scores[j, 0], scores[j, 1])
         else:
@@ -278,6 +354,7 @@ def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, prior
 @njit(cache=True)
 def _copy_statistics(ints, floats, old, out_ints, out_floats, new):
     out_ints[VISITS, new] = ints[VISITS, old]
+    out_ints[PROVEN, new] = ints[PROVEN, old]
     for row in range(FLOAT_ROWS):
         out_floats[row, new] = floats[row, old]
 
@@ -287,7 +364,8 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
     """Copy the subtree under ``new_root`` into the ``out_*`` arrays with it as node 0.
 
     The new root keeps only children whose action ``root_legal`` allows (the
-    game's superko may forbid what the tree's simple ko allowed).
+    game's superko may forbid what the tree's simple ko allowed, analysis may allow only some); where that drops
+    any, its proven status is what its remaining children prove.
     ``old_of_new[k]`` (``int64[M]``) is left holding the old index of new node ``k``.
     """
     _init_node(out_ints, out_floats, 0, -1, -1, 1.0)
@@ -296,6 +374,7 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
     old_of_new[0] = new_root
     new = 0
     used = 1
+    dropped = False
     while new < used:  # breadth first: new node ``new`` is the old node old_of_new[new]
         old = old_of_new[new]
         first = ints[FIRST_CHILD, old]
@@ -306,6 +385,7 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
         start = used
         for c in range(first, first + ints[NUM_CHILDREN, old]):
             if new == 0 and not root_legal[ints[ACTION, c]]:
+                dropped = True
                 continue
             _init_node(out_ints, out_floats, used, new, ints[ACTION, c], floats[PRIOR, c])
             _copy_statistics(ints, floats, c, out_ints, out_floats, used)
@@ -315,6 +395,11 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
         out_ints[NUM_CHILDREN, new] = used - start
         new += 1
     out_count[0] = used
+    if dropped:
+        out_ints[PROVEN, 0] = UNPROVEN
+        for c in range(out_ints[FIRST_CHILD, 0], out_ints[FIRST_CHILD, 0] + out_ints[NUM_CHILDREN, 0]):
+            if out_ints[VISITS, c] > 0 and out_ints[PROVEN, c] != UNPROVEN:
+                _prove_parent(out_ints, c)
 
 
 @njit(cache=True)

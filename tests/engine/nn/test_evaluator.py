@@ -21,7 +21,7 @@ from engine.nn.cached_evaluator import Symmetries
 from engine.nn.evaluator import NetEvaluator, pick_device, pick_dtype, pick_runtime, set_cpu_threads
 from engine.nn.model_file import Model, ModelFormatError, ModelInfo, load_model, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
-from engine.search.evaluator import Evaluator, UniformEvaluator, masked_softmax
+from engine.search.evaluator import Evaluation, Evaluator, UniformEvaluator, masked_softmax
 from tests.support.games import play_stones
 
 
@@ -45,6 +45,8 @@ class TwoPlanes:
 
 
 AUX = ("ownership", "score")
+HEADS = Evaluation._fields[:Evaluation._fields.index("proven")]
+"""The fields of an evaluation that the network gives (its proofs come from Gomoku's decisive moves)."""
 
 
 def _net(size: int | None, heads: str = "fc", seed: int = 0, aux_heads: tuple[str, ...] = ()) -> PolicyValueNet:
@@ -192,14 +194,15 @@ def test_cache_hits_return_identical_results() -> None:
     assert (evaluator.hits, evaluator.misses, encoder.calls) == (0, 8, 1)
     again = evaluator.evaluate(positions[::-1])
     assert (evaluator.hits, encoder.calls) == (8, 1), "cached positions were encoded again"
-    for field, (got, want) in zip(first._fields, zip(again, first)):
+    assert first.proven is None and again.proven is None  # Go: nothing proven
+    for field, got, want in zip(HEADS, again, first):
         np.testing.assert_array_equal(got, want[::-1], err_msg=field)
     mixed = evaluator.evaluate(positions[:3] + _positions(Rules.go(9, "japanese"), 2, seed=7))
     assert (evaluator.hits, encoder.calls) == (11, 2)
-    for got, want in zip(mixed, first):
+    for got, want in zip(mixed[:len(HEADS)], first):
         np.testing.assert_array_equal(got[:3], want[:3])
     uncached = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=0).evaluate(positions)
-    for got, want in zip(uncached, first):
+    for got, want in zip(uncached[:len(HEADS)], first):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
@@ -398,7 +401,7 @@ def test_compiled_network_matches_eager() -> None:
                             cache_size=0)
     for batch in (positions, positions[:1]):
         want, got = eager.evaluate(batch), compiled.evaluate(batch)
-        for field, a, b in zip(want._fields, got, want):
+        for field, a, b in zip(HEADS, got, want):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=field)
             assert len(a) == len(batch)
     assert compiled.runtime == "compile", "compiling failed and fell back to eager"
@@ -421,7 +424,7 @@ def test_a_compile_in_another_thread_leaves_the_evaluations_meanwhile_unchanged(
     compiling.join()
     assert meanwhile and evaluator.compiled_sizes == {5}
     for got in [*meanwhile, evaluator.evaluate(positions)]:
-        for field, a, b in zip(want._fields, got, want):
+        for field, a, b in zip(HEADS, got, want):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=field)
 
 

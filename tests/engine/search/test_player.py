@@ -173,7 +173,9 @@ def test_does_not_pass_first_while_losing_on_the_judged_board() -> None:
     assert judged.choose(game).action != game.rules.pass_action
     strict = Player(PassLover(), PlayerConfig(visits=32, remove_dead_stones=False,
                                                search=SearchConfig(batch_size=8)), seed=0)
-    assert strict.choose(game).action == game.rules.pass_action  # self-play: a first pass is not judged
+    decision = strict.choose(game)  # self-play: a first pass is not judged, but the search proves it lost
+    assert decision.search is not None and decision.search.proven[game.rules.pass_action] == -1
+    assert decision.action == decision.search.best_action != game.rules.pass_action
 
 
 def test_passes_first_when_winning_on_the_judged_board() -> None:
