@@ -1,5 +1,5 @@
 # Keeping a run's folders in the repository, so that a run that stops on one machine goes on on another:
-# sourced by go9-selfplay/run.sh, gomoku15/run.sh and strength/run.sh. A folder of SGF games is kept as one
+# sourced by the experiments' run.sh scripts. A folder of SGF games is kept as one
 # compressed archive beside it (NAME-sgf.tar.gz); everything else as it is.
 
 keep_folder() {  # $1: a work folder (e.g. matches), $2: where to keep it; files being written (*.part) are left out
@@ -21,5 +21,15 @@ restore_folder() {  # $1: a kept folder, $2: the work folder; what the work fold
     find "$2" -name '*-sgf.tar.gz' | while read -r archive; do
         tar -xzkf "$archive" -C "$(dirname "$archive")" 2>/dev/null || true
         rm "$archive"
+    done
+}
+
+KEEP_LOOP_RUN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/loop_run.py"
+
+keep_loop() {  # $1: an `engine loop` run folder, $2: where to keep it: the run in $2/loop, its ratings and plot in $2
+    mkdir -p "$2"
+    python "$KEEP_LOOP_RUN" save "$1" "$2/loop"
+    for name in ratings.md progress.png; do
+        if [ -f "$1/$name" ]; then cp "$1/$name" "$2/$name"; fi
     done
 }

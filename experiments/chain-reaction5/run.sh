@@ -80,11 +80,7 @@ print(f\"{sys.argv[2]}: {r['wins']}-{r['losses']}-{r['draws']}, {100 * r['win_ra
         done
         ;;
     save)
-        mkdir -p "$RESULTS"
-        python "$HERE/experiments/loop_run.py" save "$WORK/loop" "$RESULTS/loop"
-        for name in ratings.md progress.png; do
-            [ -f "$WORK/loop/$name" ] && cp "$WORK/loop/$name" "$RESULTS/$name"
-        done
+        keep_loop "$WORK/loop" "$RESULTS"
         keep_folder "$WORK/matches" "$RESULTS/matches"
         ;;
     restore)

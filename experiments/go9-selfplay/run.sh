@@ -73,11 +73,7 @@ case "$ACTION" in
         "$HERE/experiments/go9-selfplay/ship_matches.sh" "$best" "$WORK/matches/$(basename "$best" .safetensors)"
         ;;
     save)
-        mkdir -p "$RESULTS"
-        python "$HERE/experiments/loop_run.py" save "$WORK/loop" "$RESULTS/loop"
-        for name in ratings.md progress.png; do
-            [ -f "$WORK/loop/$name" ] && cp "$WORK/loop/$name" "$RESULTS/$name"
-        done
+        keep_loop "$WORK/loop" "$RESULTS"
         keep_folder "$WORK/matches" "$RESULTS/matches"
         echo "saved in $RESULTS"
         ;;

@@ -14,10 +14,28 @@ from engine.core.rules import Rules
 from engine.core.types import WHITE
 from engine.search.evaluator import Evaluation, Evaluator, UniformEvaluator
 from training.chunks import Samples
+from training.loop import LoopConfig
+from training.match import MatchConfig
 from training.models import BootstrapConfig, bootstrap
+from training.selfplay import SelfPlayConfig
+from training.settings import replace_paths
+from training.train import TrainConfig
 
 GO5 = Rules.go(5)
 GOMOKU6 = Rules.gomoku(6, 4)
+
+
+def tiny_loop(bootstrap_config: BootstrapConfig, games: int, holdout_share: float, steps: int,
+              **options: object) -> LoopConfig:
+    """A loop of b1c8 networks at 8 visits a move: ``games`` self-play games a generation, all played at once."""
+    small_search = {"player.visits": 8, "player.search.batch_size": 4}
+    return LoopConfig(
+        bootstrap=bootstrap_config, games_per_generation=games,
+        selfplay=replace_paths(SelfPlayConfig(cheap_readouts=2, full_search_share=1.0, parallel_games=games,
+                                              holdout_share=holdout_share, seed=0), small_search),
+        train=TrainConfig(steps=steps, batch_size=8, checkpoint_every=2),
+        match=replace_paths(MatchConfig(games=0, parallel_games=min(games, 4)), small_search),
+        runtime="eager", **options)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")

@@ -9,27 +9,16 @@ from click.testing import CliRunner
 
 from engine.cli import main
 from engine.formats.sgf import load_sgf_file
+from tests.training.conftest import tiny_loop
 from training.chunks import list_chunks, read_chunk_info
-from training.loop import LoopConfig, run_loop
-from training.match import MatchConfig
+from training.loop import run_loop
 from training.models import BootstrapConfig
 from training.records import list_records, read_record
-from training.selfplay import SelfPlayConfig
-from training.settings import replace_paths
-from training.train import TrainConfig
 
 
 def test_a_tiny_loop_plays_gathers_trains_and_rates_chain_reaction(tmp_path: Path) -> None:
-    config = LoopConfig(
-        bootstrap=BootstrapConfig("chain-reaction", 4, blocks=1, filters=8, heads="pooled", seed=0),
-        generations=1, games_per_generation=3, window=1,
-        selfplay=replace_paths(SelfPlayConfig(cheap_readouts=2, full_search_share=1.0, parallel_games=3,
-                                              holdout_share=0.0, seed=0),
-                               {"player.visits": 8, "player.search.batch_size": 4}),
-        train=TrainConfig(steps=2, batch_size=8, checkpoint_every=2),
-        match=replace_paths(MatchConfig(games=0, parallel_games=2),
-                            {"player.visits": 8, "player.search.batch_size": 4}),
-        rating_games=2, rating_opponent="random", runtime="eager")
+    config = tiny_loop(BootstrapConfig("chain-reaction", 4, blocks=1, filters=8, heads="pooled", seed=0), games=3,
+                       holdout_share=0.0, steps=2, generations=1, window=1, rating_games=2, rating_opponent="random")
     state = run_loop(tmp_path, config)
     assert [row["generation"] for row in state["history"]] == [0, 1]
     assert state["history"][0]["rating"]["games"] == 2

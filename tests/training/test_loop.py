@@ -12,27 +12,18 @@ from click.testing import CliRunner
 
 from engine.cli import main
 from engine.formats.sgf import load_sgf
+from tests.training.conftest import tiny_loop
 from training.errors import RunStateError
 from training.loop import STATE_FILE, LoopConfig, load_config, run_loop
-from training.match import MatchConfig
 from training.models import BootstrapConfig
 from training.records import list_records
-from training.selfplay import SelfPlayConfig
 from training.settings import replace_paths
-from training.train import TrainConfig
 
 
 def _config(generations: int = 1) -> LoopConfig:
-    return LoopConfig(
-        bootstrap=BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=0), win_length=4,
-        generations=generations, games_per_generation=4, window=2,
-        selfplay=replace_paths(SelfPlayConfig(cheap_readouts=2, full_search_share=1.0, parallel_games=4,
-                                              holdout_share=0.25, seed=0),
-                               {"player.visits": 8, "player.search.batch_size": 4}),
-        train=TrainConfig(steps=4, batch_size=8, checkpoint_every=2),
-        match=replace_paths(MatchConfig(games=0, parallel_games=4),
-                            {"player.visits": 8, "player.search.batch_size": 4}),
-        gate_games=2, rating_games=2, rating_opponent="mcts-rollouts:16", runtime="eager")
+    return tiny_loop(BootstrapConfig("gomoku", 6, blocks=1, filters=8, seed=0), games=4, holdout_share=0.25,
+                     steps=4, win_length=4, generations=generations, window=2, gate_games=2, rating_games=2,
+                     rating_opponent="mcts-rollouts:16")
 
 
 class Stop(Exception):

@@ -25,6 +25,7 @@ from engine.search.tree import (
     Tree,
     expand_and_backup,
 )
+from tests.engine.core.test_gomoku_positions import DOUBLE_FOUR
 
 NO_SCORES = np.zeros((0, 2), np.float32)
 
@@ -152,22 +153,12 @@ def test_a_win_proven_within_the_tree_is_chosen_and_reported_exactly() -> None:
     assert result.policy(1.0)[result.best_action] == 1.0
 
 
-DOUBLE_FOUR = """
-    . . . . X . . . .
-    . . . . O . . . .
-    . . . . O . . . .
-    . . . . O . . . .
-    X O O O . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    """
+WHITE_DOUBLE_FOUR = DOUBLE_FOUR.replace("X", "#").replace("O", "X").replace("#", "O")   # white's to make at E5
 
 
 def test_a_move_proven_lost_is_never_chosen_even_when_the_priors_love_it() -> None:
     """Away from E5, black lets white make a double four there: a VCF the evaluator proves at white's turn."""
-    game = game_from_diagram(DOUBLE_FOUR, Rules.gomoku(9), BLACK)
+    game = game_from_diagram(WHITE_DOUBLE_FOUR, Rules.gomoku(9), BLACK)
     loved = gtp_to_action("J1", 9)
     search = Search(game, LovesOneMove(loved, 0.95), SearchConfig(batch_size=4), seed=0)
     result = search.run(200)
