@@ -5,9 +5,10 @@ layer builds it) and warms up in a background thread: it loads the evaluator
 (the network or, when there is none, pure MCTS with random playouts or the uniform stand-in), creates the
 player and runs a tiny search so that the compiled kernels are ready. Only
 then do commands that need the engine run (:meth:`wait_ready`); the protocol
-commands answer at once. The network runs eagerly at first: compiling it, for
-each board size the session plays on, happens afterwards in the background
-(:mod:`gtp.warmup`), so neither the first move nor ``boardsize`` waits for it.
+commands answer at once. The network plays compiled where its package for the
+board size is in the user's cache, else eagerly while a separate process at the
+lowest priority compiles it (:mod:`engine.nn.precompiled`), so that no move waits
+for a compiler or shares its cores with one.
 A session snapshots the state before each command and restores it when the
 command fails.
 """
@@ -273,7 +274,7 @@ class EngineState:
             if self._rollouts(rules):
                 self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
             else:
-                options = replace(self.config.evaluator, eager_until_compiled=True)   # see _after_search
+                options = replace(self.config.evaluator, ahead_of_time=True)   # see _after_search
                 self._evaluators[key] = load_evaluator(rules, model, options)
                 if model not in self._announced:
                     log.info("network: %s (for %dx%d)", model, rules.size, rules.size)
@@ -285,12 +286,15 @@ class EngineState:
         return self.config.model_for(rules) is None and self.config.network_free == "rollouts"
 
     def _after_search(self) -> None:
-        """Queue the warm-up that makes later searches faster, once a search on the eager network has answered.
+        """Start the work that makes later searches faster, once a search on the board size has answered.
 
-        Not before: on a machine with few cores a compile running beside the first search made it
-        several times slower, and a GUI usually changes the board size before it asks for a move.
+        Not before: a GUI usually changes the board size before it asks for a move. The network's compile
+        for the board size runs in a separate process; the random playouts' kernels (dead stones without
+        an ownership head) compile in the background thread.
         """
-        self._background.compile_network(self.player.evaluator, self.rules.size)
+        compile_ahead = getattr(self.player.evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
+        if compile_ahead is not None:
+            compile_ahead(self.rules.size)
         if self.rules.game == "go" and not self._playouts_queued:   # dead stones without an ownership head
             self._playouts_queued = True
             self._background.run("compiling the random playouts' kernels",
@@ -416,8 +420,8 @@ class EngineState:
         It grows the player's tree, which the next ``genmove`` reuses when the opponent's reply is in
         it (its visit limit counts those visits, as Leela Zero's does). The session runs the job
         between commands and joins it before the next one, so nothing else touches the game meanwhile.
-        The search waits for a background warm-up to finish first: beside a compile, a command waited
-        2 s for the ponder search to stop.
+        The search waits for the background thread's jobs to finish first: beside a compile in this
+        process, a command waited 2 s for the ponder search to stop.
         """
         if not self._ready.is_set() or self._game is None or self._player is None:
             return None
