@@ -91,7 +91,9 @@ class FrontEndConfig:
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go, ``freestyle`` for Gomoku, the game's own otherwise. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
-    from the controller lowers the time further) and the search config;
+    from the controller lowers the time further), the search config and how
+    the opening's moves are chosen (by default drawn among the near-best, so
+    that games differ; ``seed`` makes them repeatable);
     ``evaluator`` says how the network runs (the CLI sizes torch's threads,
     which are the process's). ``seed`` makes the player's searches and the
     ownership estimates repeatable (the evaluator's is in ``evaluator``).
@@ -104,7 +106,8 @@ class FrontEndConfig:
     size: int | None = None
     rules: str | None = None
     komi: float | None = None
-    player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True))
+    player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True, temperature_moves=None,
+                                                                      near_best=0.35))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
