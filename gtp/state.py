@@ -71,6 +71,11 @@ tree after the limit is set (another rules' network, the evaluator's batch buffe
 MIN_TREE_MOVES = 64
 """A memory limit leaves the tree room for at least this many expansions of the whole board."""
 
+WARM_UP_VISITS = 3
+"""Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
+expansion, then a step that gathers leaves and backs them up), so that the network's work, on a board size the
+session may never play, stays small."""
+
 NETWORK_FREE = ("rollouts", "uniform")
 """What plays when there is no network (``FrontEndConfig.network_free``)."""
 
@@ -248,9 +253,8 @@ class EngineState:
                 log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
-            visits = 2 * self.config.player.search.batch_size
-            result = self._player.analyse(game, visits=visits)
-            self._player.rehearse(self.rules, visits)   # no kernel compiles during a timed move
+            result = self._player.analyse(game, visits=WARM_UP_VISITS)
+            self._player.rehearse(self.rules, WARM_UP_VISITS)   # no kernel compiles during a timed move
             if self.rules.game == "go":
                 self.network_ownership = result.ownership is not None
                 if model is not None and (result.ownership is None or result.score_mean is None):
