@@ -4,7 +4,7 @@ A package is a network compiled by AOTInductor for one board size and any batch 
 :func:`package_dir` under a name that is a digest of all it depends on (the weights, the board
 size, torch's version, the CPU's instruction set); :mod:`engine.nn.precompiled` loads it.
 ``python -m engine.nn.aot_package MODEL SIZE PACKAGE`` is the process that makes one: it lowers its
-own priority, takes the package's lock (a file beside it, holding its process id, for
+own priority to the lowest (nice 19), takes the package's lock (a file beside it, holding its process id, for
 :func:`compiles_in_progress`) before it imports torch, and compiles the model's network for
 ``SIZE`` x ``SIZE`` boards into ``PACKAGE``, unless another process did while it waited for the
 lock. A failure leaves ``PACKAGE.failed`` (no process tries that package again; delete the file to
@@ -102,16 +102,6 @@ def compiles_in_progress(directory: Path | None = None) -> list[int]:
     return busy
 
 
-def _lowest_priority() -> None:
-    """Run this process only on cores nothing else wants: nice 19 and, where the platform has it, SCHED_IDLE."""
-    os.nice(19)
-    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
-        try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
-            pass
-
-
 def main(arguments: Sequence[str] | None = None) -> int:
     """Compile ``MODEL`` for ``SIZE`` x ``SIZE`` boards into ``PACKAGE`` (the name :func:`package_path` gives it);
     the exit status."""
@@ -119,7 +109,7 @@ def main(arguments: Sequence[str] | None = None) -> int:
 
     model, size_text, package_text = arguments if arguments is not None else sys.argv[1:]
     size, package = int(size_text), Path(package_text)
-    _lowest_priority()
+    os.nice(19)   # beside the engine that started it (its session), it takes a core only when the engine leaves one
     with open(package.with_suffix(".lock"), "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # another process compiling this package: wait for it
         lock.seek(0)

@@ -3,9 +3,9 @@
 A front end must answer at once and keep its pace, so it never compiles in its own process:
 ``torch.compile`` there held the interpreter and a core beside the search for 10-25 s, and the
 moves after the first came seconds late. Instead :class:`PrecompiledNetwork` starts a child process
-(:mod:`engine.nn.aot_package`) at the lowest priority (nice 19 and, where the platform has it,
-``SCHED_IDLE``: it runs only on a core nothing else wants; one compile thread) that compiles the
-network for one board size into a package in the user's cache. The evaluator plays on the eager
+(:mod:`engine.nn.aot_package`) at the lowest priority (nice 19: beside the engine, in its session,
+it runs on a core the engine leaves; one compile thread) that compiles the network for one board
+size into a package in the user's cache. The evaluator plays on the eager
 network until the package is there, then loads it (a shared library: milliseconds, with no import
 of the compiler) and plays on it; a later process finds the package and plays compiled from its
 first move. Only float32 on the CPU is compiled ahead of time; the evaluator runs anything else
