@@ -73,8 +73,8 @@ def _engine_options(runtime: str) -> Any:
                      help="Positions per network evaluation."),
         click.option("--temperature-moves", type=click.IntRange(min=0), default=None,
                      help="Moves at the start of each game drawn at random among the near-best (see --near-best), "
-                          "so that games differ; --seed makes the draws repeatable [default: an eighth of the "
-                          "board's points: 10 on 9x9, 45 on 19x19]; 0 always plays the most visited move."),
+                          "so that games differ; --seed makes the draws repeatable [default: a sixth of the "
+                          "board's points: 13 on 9x9, 60 on 19x19]; 0 always plays the most visited move."),
         click.option("--near-best", type=click.FloatRange(0, 1), default=0.35, show_default=True,
                      help="The drawn moves are those with at least this share of the most visited move's visits, "
                           "in proportion to their visits (0: any move the search visited)."),
@@ -290,8 +290,14 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
         except (EngineError, ValueError, OSError):
             pass  # another format: load_evaluator says whether it can read it
 
+    options = replace(config.evaluator, ahead_of_time=True)   # no query waits for a compile in this process
+
     def evaluator_for(rules: Rules) -> Evaluator:
-        return load_evaluator(rules, model_for(rules), config.evaluator)
+        evaluator = load_evaluator(rules, model_for(rules), options)
+        compile_ahead = getattr(evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
+        if compile_ahead is not None:
+            compile_ahead(rules.size)
+        return evaluator
 
     rules = Rules.go(size)
     try:
