@@ -39,9 +39,9 @@ DEAD_STONE_PLAYOUTS = 200
 """Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
 GUARD_SHARE = 0.5
 """Of a timed move, the share of its time the threat guard may read for (the search has the rest)."""
-PLAY_OPENING = 1 / 8
-"""``temperature_moves`` None: the moves drawn at the start of a game, as a share of the board's points (10 on
-9x9, 45 on 19x19), enough for the games of a network against itself to differ (docs/gtp.md, *Variety*)."""
+PLAY_OPENING = 1 / 6
+"""``temperature_moves`` None: the moves drawn at the start of a game, as a share of the board's points (13 on
+9x9, 60 on 19x19), enough for the games of a network against itself to differ (docs/gtp.md, *Variety*)."""
 
 
 @dataclass(frozen=True)

@@ -116,11 +116,11 @@ def test_the_opening_is_the_boards_unless_a_count_is_given() -> None:
     visits[[12, 7]] = [100, 100]
     result = SearchResult(visits, np.zeros_like(visits), np.full(26, 1 / 26, np.float32), 0.0, 200, 0.1, [])
     game = Game(Rules.go(5, "chinese"))
-    for move in ("C3", "B2", "D4"):   # an eighth of 25 points: the fourth move is past the opening
+    for move in ("A1", "E5", "A5", "E1"):   # a sixth of 25 points: the fifth move is past the opening
         game.play(gtp_to_action(move, 5))
     board = Player(Constant(), PlayerConfig(temperature_moves=None, near_best=0.5), seed=0)
     assert {board.decide(game, result).action for _ in range(40)} == {7}, "argmax: the first of the tied"
-    given = Player(Constant(), PlayerConfig(temperature_moves=4, near_best=0.5), seed=0)
+    given = Player(Constant(), PlayerConfig(temperature_moves=5, near_best=0.5), seed=0)
     assert {given.decide(game, result).action for _ in range(40)} == {12, 7}
 
 
