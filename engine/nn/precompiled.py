@@ -116,7 +116,7 @@ class PrecompiledNetwork:
             environment = {**os.environ, "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": "1",
                            "PYTHONPATH": os.pathsep.join(filter(None, [str(_SOURCE_ROOT),
                                                                        os.environ.get("PYTHONPATH")]))}
-            with open(path.with_suffix(".log"), "wb") as log_file:
+            with open(path.with_suffix(".log"), "ab") as log_file:   # appended: another process may be writing
                 self._children[size] = subprocess.Popen(
                     [sys.executable, "-m", "engine.nn.aot_package", str(self.model_path), str(size), str(path)],
                     stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, env=environment)
