@@ -197,8 +197,9 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
               help="Your colour: black moves first.")
 @_engine_options(runtime="auto")
 def play_command(game: str, size: int | None, rules_text: str | None, color: str, model: str | None,
-                 visits: int | None, seconds: float | None, batch: int, device: str | None, dtype: str, threads: int,
-                 runtime: str, seed: int | None, log_level: str) -> None:
+                 visits: int | None, seconds: float | None, batch: int, temperature_moves: int | None,
+                 near_best: float, device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
+                 log_level: str) -> None:
     """Play against the engine in the terminal: the board is drawn as text after every move; type a move
     such as c3 (pass in Go), undo, help or quit.
 
@@ -213,8 +214,8 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
     from gtp.state import EngineState
     from gtp.terminal import TerminalGame
 
-    config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
-                               rules=rules_text)
+    config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
+                               runtime, seed, size=size, rules=rules_text)
     try:
         state = EngineState(config)
     except RulesError as exc:

@@ -58,9 +58,9 @@ def test_a_seed_repeats_a_game_and_another_seed_plays_another(evaluator: Evaluat
 
 
 def test_the_command_lines_defaults_are_the_front_ends() -> None:
-    from engine.cli.play import gomocup_command, gtp_command
+    from engine.cli.play import gomocup_command, gtp_command, play_command
 
     player = FrontEndConfig().player
-    for command in (gtp_command, gomocup_command):
+    for command in (gtp_command, gomocup_command, play_command):
         defaults = {parameter.name: parameter.default for parameter in command.params}
         assert (defaults["temperature_moves"], defaults["near_best"]) == (player.temperature_moves, player.near_best)
