@@ -5,9 +5,10 @@ layer builds it) and warms up in a background thread: it loads the evaluator
 (the network or, when there is none, pure MCTS with random playouts or the uniform stand-in), creates the
 player and runs a tiny search so that the compiled kernels are ready. Only
 then do commands that need the engine run (:meth:`wait_ready`); the protocol
-commands answer at once. The network runs eagerly at first: compiling it, for
-each board size the session plays on, happens afterwards in the background
-(:mod:`gtp.warmup`), so neither the first move nor ``boardsize`` waits for it.
+commands answer at once. The network plays compiled where its package for the
+board size is in the user's cache, else eagerly while a separate process at the
+lowest priority compiles it (:mod:`engine.nn.precompiled`), so that no move waits
+for a compiler or shares its cores with one.
 A session snapshots the state before each command and restores it when the
 command fails.
 """
@@ -70,6 +71,11 @@ tree after the limit is set (another rules' network, the evaluator's batch buffe
 MIN_TREE_MOVES = 64
 """A memory limit leaves the tree room for at least this many expansions of the whole board."""
 
+WARM_UP_VISITS = 3
+"""Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
+expansion, then a step that gathers leaves and backs them up), so that the network's work, on a board size the
+session may never play, stays small."""
+
 NETWORK_FREE = ("rollouts", "uniform")
 """What plays when there is no network (``FrontEndConfig.network_free``)."""
 
@@ -90,7 +96,9 @@ class FrontEndConfig:
     ``rules`` is a preset or rules string (``"japanese"``, ``"freestyle k=5"``);
     None means ``chinese`` for Go, ``freestyle`` for Gomoku, the game's own otherwise. ``size`` and
     ``komi`` override it. ``player`` holds the search limits (a time control
-    from the controller lowers the time further) and the search config;
+    from the controller lowers the time further), the search config and how
+    the opening's moves are chosen (by default drawn among the near-best, so
+    that games differ; ``seed`` makes them repeatable);
     ``evaluator`` says how the network runs (the CLI sizes torch's threads,
     which are the process's). ``seed`` makes the player's searches and the
     ownership estimates repeatable (the evaluator's is in ``evaluator``).
@@ -103,7 +111,8 @@ class FrontEndConfig:
     size: int | None = None
     rules: str | None = None
     komi: float | None = None
-    player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True))
+    player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True, temperature_moves=None,
+                                                                      near_best=0.35))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
@@ -244,9 +253,8 @@ class EngineState:
                 log.info("network: %r", self._player.evaluator)   # device, dtype, runtime
             log.info("preparing the search (a first run compiles its kernels once: up to a minute)")
             game = Game(self.rules)
-            visits = 2 * self.config.player.search.batch_size
-            result = self._player.analyse(game, visits=visits)
-            self._player.rehearse(self.rules, visits)   # no kernel compiles during a timed move
+            result = self._player.analyse(game, visits=WARM_UP_VISITS)
+            self._player.rehearse(self.rules, WARM_UP_VISITS)   # no kernel compiles during a timed move
             if self.rules.game == "go":
                 self.network_ownership = result.ownership is not None
                 if model is not None and (result.ownership is None or result.score_mean is None):
@@ -273,7 +281,7 @@ class EngineState:
             if self._rollouts(rules):
                 self._evaluators[key] = RolloutEvaluator(seed=self.config.seed, decisive=True, near=True)
             else:
-                options = replace(self.config.evaluator, eager_until_compiled=True)   # see _after_search
+                options = replace(self.config.evaluator, ahead_of_time=True)   # see _after_search
                 self._evaluators[key] = load_evaluator(rules, model, options)
                 if model not in self._announced:
                     log.info("network: %s (for %dx%d)", model, rules.size, rules.size)
@@ -285,12 +293,15 @@ class EngineState:
         return self.config.model_for(rules) is None and self.config.network_free == "rollouts"
 
     def _after_search(self) -> None:
-        """Queue the warm-up that makes later searches faster, once a search on the eager network has answered.
+        """Start the work that makes later searches faster, once a search on the board size has answered.
 
-        Not before: on a machine with few cores a compile running beside the first search made it
-        several times slower, and a GUI usually changes the board size before it asks for a move.
+        Not before: a GUI usually changes the board size before it asks for a move. The network's compile
+        for the board size runs in a separate process; the random playouts' kernels (dead stones without
+        an ownership head) compile in the background thread.
         """
-        self._background.compile_network(self.player.evaluator, self.rules.size)
+        compile_ahead = getattr(self.player.evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
+        if compile_ahead is not None:
+            compile_ahead(self.rules.size)
         if self.rules.game == "go" and not self._playouts_queued:   # dead stones without an ownership head
             self._playouts_queued = True
             self._background.run("compiling the random playouts' kernels",
@@ -416,8 +427,8 @@ class EngineState:
         It grows the player's tree, which the next ``genmove`` reuses when the opponent's reply is in
         it (its visit limit counts those visits, as Leela Zero's does). The session runs the job
         between commands and joins it before the next one, so nothing else touches the game meanwhile.
-        The search waits for a background warm-up to finish first: beside a compile, a command waited
-        2 s for the ponder search to stop.
+        The search waits for the background thread's jobs to finish first: beside a compile in this
+        process, a command waited 2 s for the ponder search to stop.
         """
         if not self._ready.is_set() or self._game is None or self._player is None:
             return None

@@ -69,7 +69,7 @@ _BENCH = {
     "genmove": Lazy("engine.cli.bench:genmove_command",
                     "Whole genmoves with a network: visits/s, time outside the network."),
     "startup": Lazy("engine.cli.bench:startup_command",
-                    "engine gtp from start to first genmove, cold and warm caches: seconds."),
+                    "engine gtp from start to its first three genmoves, cold and warm caches: seconds."),
     "selfplay": Lazy("engine.cli.bench:selfplay_command", "Self-play with a network: positions/s and games/hour."),
     "fuzz": Lazy("engine.cli.bench:fuzz_command",
                  "engine analysis, gtp and gomocup under fuzzed input: deaths, unanswered commands."),

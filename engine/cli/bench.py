@@ -239,7 +239,8 @@ def fuzz_command(front_ends: tuple[str, ...], lines: int, visits: int, stall: fl
 @click.option("--size", "sizes", type=click.IntRange(2, 25), multiple=True, default=(9, 19), show_default=True,
               help="Board sizes (repeat the option).")
 @click.option("--mode", "modes", type=click.Choice(["cold", "warm"]), multiple=True, default=("cold", "warm"),
-              show_default=True, help="cold: empty kernel and compile caches; warm: caches filled by a first start.")
+              show_default=True,
+              help="cold: empty kernel and compile caches; warm: caches filled by a first start and its compile.")
 @click.option("--runs", type=click.IntRange(1), default=3, show_default=True, help="Starts per size and mode.")
 @click.option("--gtp-args", default="", help="Options for engine gtp, e.g. '--threads 1 --visits 400'.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
@@ -247,13 +248,15 @@ def fuzz_command(front_ends: tuple[str, ...], lines: int, visits: int, stall: fl
 @json_option
 def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, gtp_args: str, timeout: float,
                     as_json: bool) -> None:
-    """Seconds from starting engine gtp to its first answers and first genmove, cold and warm (medians)."""
+    """Seconds from starting engine gtp to its first answers and first genmove, and the next two genmoves,
+    cold and warm (medians)."""
     from engine.bench.startup import measure_startup
 
     options = gtp_args.split()
     rows = _measured(measure_startup, sizes, modes, runs, options, timeout)
     lines = [f"{row['mode']} {row['size']}x{row['size']}: first answer {row['protocol_s']:.1f} s, ready "
-             f"{row['ready_s']:.1f} s, first genmove {row['first_genmove_s']:.1f} s (medians of {runs})"
+             f"{row['ready_s']:.1f} s, first genmove {row['first_genmove_s']:.1f} s after the start, the next two "
+             f"{row['second_genmove_s']:.1f} s and {row['third_genmove_s']:.1f} s (medians of {runs})"
              for row in rows]
     report({"gtp_args": options, "runs": runs, "results": rows}, as_json, "\n".join(lines))
 

@@ -71,6 +71,13 @@ def _engine_options(runtime: str) -> Any:
                           "can only lower it."),
         click.option("--batch", type=click.IntRange(min=1), default=16, show_default=True,
                      help="Positions per network evaluation."),
+        click.option("--temperature-moves", type=click.IntRange(min=0), default=None,
+                     help="Moves at the start of each game drawn at random among the near-best (see --near-best), "
+                          "so that games differ; --seed makes the draws repeatable [default: a sixth of the "
+                          "board's points: 13 on 9x9, 60 on 19x19]; 0 always plays the most visited move."),
+        click.option("--near-best", type=click.FloatRange(0, 1), default=0.35, show_default=True,
+                     help="The drawn moves are those with at least this share of the most visited move's visits, "
+                          "in proportion to their visits (0: any move the search visited)."),
         runtime_options(numpy=True, runtime=runtime, threads=FRONT_END_THREADS),
         seed_option(None, "Seed for repeatable searches and ownership estimates."),
         log_level_option)
@@ -82,18 +89,21 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 
 
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
-                      device: str | None, dtype: str, runtime: str, seed: int | None, **own: Any) -> FrontEndConfig:
-    """The FrontEndConfig the options describe: the limits go to the player, the hardware to the evaluator.
+                      temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
+                      seed: int | None, **own: Any) -> FrontEndConfig:
+    """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
+    player, the hardware to the evaluator.
 
     Neither ``--visits`` nor ``--time``: the player's default visits. ``own`` are the
     config's own fields (size, rules, komi).
     """
-    from engine import EvaluatorOptions, PlayerConfig, SearchConfig
+    from engine import EvaluatorOptions, SearchConfig
     from gtp.state import FrontEndConfig
 
-    search = SearchConfig(batch_size=batch)
-    player = (PlayerConfig(search=search, threat_guard=True) if visits is None and seconds is None
-              else PlayerConfig(visits=visits, seconds=seconds, search=search, threat_guard=True))
+    player = replace(FrontEndConfig().player, search=SearchConfig(batch_size=batch),
+                     temperature_moves=temperature_moves, near_best=near_best)
+    if visits is not None or seconds is not None:
+        player = replace(player, visits=visits, seconds=seconds)
     model, network_free, bundled = _resolve_model(model)
     return FrontEndConfig(model=model, network_free=network_free, bundled=bundled, game=game, player=player,
                           seed=seed, evaluator=EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed),
@@ -123,8 +133,9 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                    "reuses the tree (and its visit limit counts those visits).")
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                dtype: str, threads: int, runtime: str, seed: int | None, log_level: str) -> None:
+                model: str | None, visits: int | None, seconds: float | None, batch: int,
+                temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -139,8 +150,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     from gtp.commands import serve
 
     move_seconds = DEFAULT_MOVE_SECONDS if visits is None and seconds is None else None
-    config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
-                               rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds)
+    config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
+                               runtime, seed, size=size, rules=rules_text, komi=komi, ponder=ponder,
+                               move_seconds=move_seconds)
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -152,8 +164,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 
 @click.command("gomocup")
 @_engine_options(runtime="numpy")
-def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int, device: str | None,
-                    dtype: str, threads: int, runtime: str, seed: int | None, log_level: str) -> None:
+def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int,
+                    temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                    runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
     The board size comes with START; INFO rule 1 selects exactly-five
@@ -167,7 +180,8 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     setup_logging(log_level)
     from gtp.gomocup import play_gomocup
 
-    config = _front_end_config(model, "gomoku", visits, seconds, batch, device, dtype, runtime, seed)
+    config = _front_end_config(model, "gomoku", visits, seconds, batch, temperature_moves, near_best, device, dtype,
+                               runtime, seed)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
     exit_at_once()
@@ -183,8 +197,9 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
               help="Your colour: black moves first.")
 @_engine_options(runtime="auto")
 def play_command(game: str, size: int | None, rules_text: str | None, color: str, model: str | None,
-                 visits: int | None, seconds: float | None, batch: int, device: str | None, dtype: str, threads: int,
-                 runtime: str, seed: int | None, log_level: str) -> None:
+                 visits: int | None, seconds: float | None, batch: int, temperature_moves: int | None,
+                 near_best: float, device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
+                 log_level: str) -> None:
     """Play against the engine in the terminal: the board is drawn as text after every move; type a move
     such as c3 (pass in Go), undo, help or quit.
 
@@ -199,8 +214,8 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
     from gtp.state import EngineState
     from gtp.terminal import TerminalGame
 
-    config = _front_end_config(model, game, visits, seconds, batch, device, dtype, runtime, seed, size=size,
-                               rules=rules_text)
+    config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
+                               runtime, seed, size=size, rules=rules_text)
     try:
         state = EngineState(config)
     except RulesError as exc:
@@ -276,8 +291,14 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
         except (EngineError, ValueError, OSError):
             pass  # another format: load_evaluator says whether it can read it
 
+    options = replace(config.evaluator, ahead_of_time=True)   # no query waits for a compile in this process
+
     def evaluator_for(rules: Rules) -> Evaluator:
-        return load_evaluator(rules, model_for(rules), config.evaluator)
+        evaluator = load_evaluator(rules, model_for(rules), options)
+        compile_ahead = getattr(evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
+        if compile_ahead is not None:
+            compile_ahead(rules.size)
+        return evaluator
 
     rules = Rules.go(size)
     try:

@@ -55,10 +55,10 @@ def bind_ray_to_loopback() -> None:
 
 
 def exit_at_once() -> None:
-    """End the process now that the session is over, without waiting for a background compile.
+    """End the process now that the session is over, without waiting for the background thread's work.
 
-    Torch aborts ("terminate called without an active exception") when the
-    interpreter shuts down under a compile that is still running (:mod:`gtp.warmup`).
+    The interpreter shutting down under a compile that is still running in that thread
+    (:mod:`gtp.warmup`) can abort the process instead of ending it.
     """
     sys.stdout.flush()
     sys.stderr.flush()

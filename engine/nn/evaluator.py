@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine.nn.int8 import Int8Network
     from engine.nn.model_file import Model
     from engine.nn.net import PolicyValueNet
+    from engine.nn.precompiled import PrecompiledNetwork
 
 __all__ = ["Encoder", "NetEvaluator", "DEFAULT_CACHE_SIZE", "pick_device", "pick_dtype",
            "pick_runtime", "bf16_is_native", "set_cpu_threads"]
@@ -123,18 +124,21 @@ class NetEvaluator(CachedNetEvaluator):
     ``runtime``: ``eager``, ``compile`` or ``auto`` (see :func:`pick_runtime`);
     if compiling fails (no C++ compiler, say) the evaluator warns once and
     runs eagerly. Tests should ask for ``eager``: compiling takes seconds.
-    The network compiles on its first evaluation of a board size, unless
-    ``eager_until_compiled``: then a board size runs eagerly until
-    :meth:`warm_up` (which may run in another thread) has compiled it, so that
-    a front end answers at once and moves faster when the compiled form is
-    ready (both forms give the same outputs to float tolerance).
+    The network compiles in this process on its first evaluation of a board
+    size, unless ``ahead_of_time``: then nothing compiles here, and a board
+    size runs eagerly until its package, compiled by a separate process at
+    the lowest priority into the user's cache (:meth:`compile_ahead`,
+    :mod:`engine.nn.precompiled`), is there; both forms give the same outputs
+    to float tolerance. Front ends ask for it: they answer at once and keep
+    their pace. Only a float32 network from a model file on the CPU is
+    compiled ahead of time; otherwise such an evaluator runs eagerly.
     ``random_symmetry``, ``seed``, the cache (``cache_size``) and ``decisive`` are
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s.
     """
 
     def __init__(self, model: "Model | PolicyValueNet", encoder: Encoder, *, device: str | None = None,
                  dtype: str = "auto", random_symmetry: bool = False, cache_size: int = DEFAULT_CACHE_SIZE,
-                 seed: int | None = None, runtime: str = "auto", eager_until_compiled: bool = False,
+                 seed: int | None = None, runtime: str = "auto", ahead_of_time: bool = False,
                  calibration: np.ndarray | None = None, decisive: bool = True) -> None:
         import torch
 
@@ -155,7 +159,9 @@ class NetEvaluator(CachedNetEvaluator):
             self.net = self.net.to(memory_format=torch.channels_last)
         self.runtime = "eager" if dtype == "int8" else pick_runtime(runtime, self.device)
         self._int8 = None if dtype != "int8" else self._quantized(calibration)
-        self.eager_until_compiled = eager_until_compiled
+        self._precompiled = self._ahead_of_time(model) if ahead_of_time and self.runtime == "compile" else None
+        if ahead_of_time and self._precompiled is None:
+            self.runtime = "eager"
         self._compiled: Callable[[torch.Tensor], NetOutput[torch.Tensor]] | None = None   # built on first use
         self._compiled_sizes: set[int] = set()   # board sizes the compiled form has run on
         self._compile_lock = threading.Lock()
@@ -164,7 +170,15 @@ class NetEvaluator(CachedNetEvaluator):
     @property
     def compiled_sizes(self) -> frozenset[int]:
         """The board sizes whose evaluations run on the compiled network (none while the runtime is eager)."""
+        if self._precompiled is not None:
+            return self._precompiled.sizes
         return frozenset(self._compiled_sizes) if self.runtime == "compile" else frozenset()
+
+    def compile_ahead(self, size: int) -> None:
+        """Have the network compiled for ``size`` x ``size`` boards by a separate process, if this evaluator
+        compiles ahead of time and the package is not in the cache yet; returns at once."""
+        if self._precompiled is not None:
+            self._precompiled.compile_ahead(size)
 
     def warm_up(self, size: int | None = None) -> None:
         """Run one dummy batch of ``size`` (default: the network's, else 19) through the form the runtime asks
@@ -174,12 +188,22 @@ class NetEvaluator(CachedNetEvaluator):
         size = size or self.net.config.board_size or 19
         x = torch.zeros((2, self.net.config.in_planes, size, size), device=self.device)
         with torch.inference_mode(), self._autocast():
-            if self.runtime == "compile":
+            if self.runtime == "compile" and self._precompiled is None:
                 self._compiled_forward(x)
             else:
                 self._network(x)
 
     # ------------------------------------------------------------ internals
+    def _ahead_of_time(self, model: "Model | PolicyValueNet") -> "PrecompiledNetwork | None":
+        """The network's compiled forms made by another process, where one can make them."""
+        from engine.nn.net import PolicyValueNet
+        from engine.nn.precompiled import PrecompiledNetwork
+
+        path = None if isinstance(model, PolicyValueNet) else model.path
+        if path is None or self.device.type != "cpu" or self.dtype_name != "fp32":
+            return None
+        return PrecompiledNetwork(self.net, path)
+
     def _quantized(self, calibration: np.ndarray | None) -> "Int8Network":
         """The int8 network, calibrated on ``calibration`` or on random positions of the encoder's rules."""
         from engine.nn.int8 import Int8Network, calibration_planes
@@ -212,7 +236,10 @@ class NetEvaluator(CachedNetEvaluator):
     def _network(self, x: "torch.Tensor") -> "NetOutput[torch.Tensor]":
         if self._int8 is not None:
             return self._int8(x)
-        if self.runtime == "compile" and (not self.eager_until_compiled or x.shape[-1] in self._compiled_sizes):
+        if self._precompiled is not None:
+            compiled = self._precompiled.forward(x.shape[-1])
+            return self.net(x) if compiled is None else compiled(x)
+        if self.runtime == "compile":
             return self._compiled_forward(x)
         return self.net(x)
 
@@ -241,5 +268,6 @@ class NetEvaluator(CachedNetEvaluator):
             return result
 
     def __repr__(self) -> str:
+        runtime = f"{self.runtime} ahead of time" if self._precompiled is not None else self.runtime
         return (f"NetEvaluator({self.net.config.name}, encoder={self.encoder.name!r}, device={self.device}, "
-                f"dtype={self.dtype_name}, runtime={self.runtime}, cache={len(self._cache)}/{self.cache_size})")
+                f"dtype={self.dtype_name}, runtime={runtime}, cache={len(self._cache)}/{self.cache_size})")

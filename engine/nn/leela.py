@@ -52,6 +52,7 @@ from engine.nn.config import MAX_BLOCKS
 from engine.nn.model_file import MODEL_SUFFIX, Model, ModelFormatError, ModelInfo, save_model
 from engine.nn.model_format import GZIP_MAGIC, is_leela_zero
 from engine.nn.net import NetConfig, PolicyValueNet
+from engine.nn.user_cache import user_cache_dir
 
 __all__ = ["LEELA_VERSIONS", "LEELA_ENCODER", "is_leela_zero", "read_leela", "write_leela", "cache_dir",
            "converted_model_path"]
@@ -279,8 +280,7 @@ def _conv_bn_lines(layer: nn.Module) -> list[np.ndarray]:
 
 def cache_dir() -> Path:
     """Where converted networks are kept: ``$XDG_CACHE_HOME/engine/leela-zero`` (``~/.cache`` by default)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "engine" / "leela-zero"
+    return user_cache_dir("leela-zero")
 
 
 def _digest(path: Path) -> str:

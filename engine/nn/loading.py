@@ -57,8 +57,9 @@ def load_model(path: str | os.PathLike[str], **expect: Any) -> Model:
 class EvaluatorOptions:
     """How to run a network: device (None: cuda, then mps, else cpu), dtype (auto, fp32, bf16, int8:
     ``engine.nn.config.DTYPES``), a random symmetry per evaluation, the evaluation cache size, the
-    runtime, whether a board size runs eagerly until ``warm_up`` compiled it
-    (``eager_until_compiled``: front ends, which must answer at once), and whether Gomoku's decisive
+    runtime, whether the network is compiled ahead of time by a separate process while it runs eagerly
+    (``ahead_of_time``: front ends, which must answer at once and keep their pace; see
+    :class:`~engine.nn.evaluator.NetEvaluator`), and whether Gomoku's decisive
     and anti-decisive moves correct the network (``decisive``: see
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`). Torch's CPU threads are the process's,
     not an evaluator's: the command sets them (``set_cpu_threads``).
@@ -74,7 +75,7 @@ class EvaluatorOptions:
     cache_size: int = 1 << 15
     runtime: str = "auto"
     seed: int | None = None
-    eager_until_compiled: bool = False
+    ahead_of_time: bool = False
     decisive: bool = True
 
 
@@ -115,4 +116,4 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
     return NetEvaluator(model, encoder, device=options.device, dtype=options.dtype,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
                         seed=options.seed, runtime=options.runtime,
-                        eager_until_compiled=options.eager_until_compiled, decisive=options.decisive)
+                        ahead_of_time=options.ahead_of_time, decisive=options.decisive)

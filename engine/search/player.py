@@ -33,12 +33,15 @@ from engine.search.mcts import Search, SearchConfig, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
 
-__all__ = ["PlayerConfig", "Decision", "Player"]
+__all__ = ["PlayerConfig", "Decision", "Player", "PLAY_OPENING"]
 
 DEAD_STONE_PLAYOUTS = 200
 """Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
 GUARD_SHARE = 0.5
 """Of a timed move, the share of its time the threat guard may read for (the search has the rest)."""
+PLAY_OPENING = 1 / 6
+"""``temperature_moves`` None: the moves drawn at the start of a game, as a share of the board's points (13 on
+9x9, 60 on 19x19), enough for the games of a network against itself to differ (docs/gtp.md, *Variety*)."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,11 @@ class PlayerConfig:
 
     Limits: ``visits`` (root visits, reused ones included), ``playouts`` (new
     simulations) and ``seconds``; the first one reached stops the search.
-    ``temperature`` applies to the first ``temperature_moves`` moves of a game
-    (self-play), afterwards the most visited move is played. ``remove_dead_stones``: judge a pass
+    The first ``temperature_moves`` moves of a game (None: :data:`PLAY_OPENING` of the board's points)
+    are drawn from the visits sharpened by ``1 / temperature``, among the moves with at least
+    ``near_best`` times the most visited move's visits (0: every move, as self-play explores; the
+    front ends draw among the near-best, so that games differ without a move the search thought
+    clearly worse); afterwards the most visited move is played. ``remove_dead_stones``: judge a pass
     that ends the game with estimated dead stones removed (GTP play, where the controller scores
     that way); off for strict rules that score the board as it stands (Tromp-Taylor self-play).
     ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
@@ -61,7 +67,8 @@ class PlayerConfig:
     seconds: float | None = None
     noise: bool = False
     temperature: float = 1.0
-    temperature_moves: int = 0
+    temperature_moves: int | None = 0
+    near_best: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
     reuse_tree: bool = True
@@ -217,10 +224,11 @@ class Player:
         judged = self._judge_pass(game, ends, result) if ends else None
         if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
-        sampled = len(game.moves) < self.config.temperature_moves and self.config.temperature > 0
+        opening = self.config.temperature_moves
+        opening = int(PLAY_OPENING * game.rules.num_points) if opening is None else opening
+        sampled = len(game.moves) < opening and self.config.temperature > 0
         if sampled and result.gumbel_action is None:  # a Gumbel search's move is already sampled by its noise
-            policy = result.policy(self.config.temperature)
-            action = int(self.rng.choice(len(policy), p=policy))
+            action = self._sample(result)
         else:
             action = result.best_action
         if action == pass_action and not ends:
@@ -235,6 +243,14 @@ class Player:
             if visits.max() >= 0:
                 action = int(np.argmax(visits))
         return action
+
+    def _sample(self, result: SearchResult) -> int:
+        """A move drawn from the visits sharpened by ``1 / temperature``, among the near-best moves."""
+        policy = result.policy(self.config.temperature)
+        if self.config.near_best > 0:
+            policy = np.where(result.visits >= self.config.near_best * result.visits.max(), policy, 0.0)
+            policy = policy / policy.sum()
+        return int(self.rng.choice(len(policy), p=policy))
 
     def _judge_pass(self, game: Game, ends: bool, result: SearchResult) -> tuple[float, np.ndarray] | None:
         """The side to move's margin if it passed now (Go, area scoring) and the owner of every point

@@ -1,54 +1,50 @@
-"""No command waits for the network's compile: moves run on whatever form of the network is ready."""
+"""No command waits for the network's compile: the front end never compiles in its own process, and has the network
+compiled for each board size by a separate process once a search on that size has answered."""
 
 from __future__ import annotations
 
 import io
-import threading
+from pathlib import Path
 
 import pytest
 import torch
 
 from engine import EvaluatorOptions, PlayerConfig, Rules, SearchConfig, bundled_model
+from engine.nn import precompiled
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
 from tests.gtp.helpers import responses
 
 
-class BlockedCompile:
-    """Stands in for ``torch.compile``: the compiled form runs only once released, so a command that waited
-    for it would hang; it notes which threads called it."""
+class NeverDone:
+    """Stands in for the compile process: it never ends, so a command that waited for it would hang."""
 
-    def __init__(self) -> None:
-        self.release = threading.Event()
-        self.called = threading.Event()
-        self.threads: list[str] = []
+    sizes: list[int] = []
 
-    def __call__(self, net: torch.nn.Module, **options: object) -> object:
-        def compiled(x: torch.Tensor) -> object:
-            self.threads.append(threading.current_thread().name)
-            self.called.set()
-            if not self.release.wait(timeout=120):
-                raise RuntimeError("never released")
-            return net(x)
-        return compiled
+    def __init__(self, command: list[str], **_options: object) -> None:
+        NeverDone.sizes.append(int(command[-2]))
+
+    def poll(self) -> None:
+        return None
 
 
 @pytest.mark.timeout(600)
-def test_boardsize_then_genmove_runs_on_the_eager_network_while_the_compile_waits(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    compile_ = BlockedCompile()
-    monkeypatch.setattr(torch, "compile", compile_)
+def test_boardsize_then_genmove_runs_on_the_eager_network_while_another_process_compiles(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def compile_here(*_args: object, **_options: object) -> None:
+        raise AssertionError("the front end compiled the network in its own process")
+
+    monkeypatch.setattr(torch, "compile", compile_here)
+    monkeypatch.setattr(precompiled.subprocess, "Popen", NeverDone)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    NeverDone.sizes = []
     config = FrontEndConfig(model=str(bundled_model(Rules.go(9))), seed=1,
                             player=PlayerConfig(visits=16, search=SearchConfig(batch_size=8)),
                             evaluator=EvaluatorOptions(runtime="compile", seed=1))
     out = io.BytesIO()
     script = b"boardsize 9\ngenmove b\nboardsize 7\ngenmove w\ngenmove b\nquit\n"
-    try:
-        serve(config, io.BytesIO(script), out, background=False)
-        assert compile_.called.wait(timeout=120), "the network was never compiled"
-    finally:
-        compile_.release.set()
+    serve(config, io.BytesIO(script), out, background=False)
     answers = [(status, text) for status, _id, text in responses(out.getvalue().decode())]
     assert [status for status, _text in answers] == ["="] * 6, answers
     assert all(text not in ("", "pass", "resign") for _status, text in answers[1:2] + answers[3:5])
-    assert compile_.threads and set(compile_.threads) == {"engine-background-warm-up"}
+    assert NeverDone.sizes == [9, 7], "one compile per board size played, none for the size it started on"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -367,31 +366,6 @@ def test_compile_failure_falls_back_to_eager(caplog: pytest.LogCaptureFixture) -
     np.testing.assert_array_equal(got.priors, eager.priors)
 
 
-def test_eager_until_compiled_runs_a_board_size_eagerly_until_warm_up_compiled_it(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """What GTP relies on: no evaluation waits for a compile; warm_up (GTP's background thread) compiles."""
-    ran: list[int] = []   # the board size of every call of the compiled form
-
-    def fake_compile(net: PolicyValueNet, **options: object) -> object:
-        def compiled(x: torch.Tensor) -> object:
-            ran.append(x.shape[-1])
-            return net(x)
-        return compiled
-
-    monkeypatch.setattr(torch, "compile", fake_compile)
-    evaluator = NetEvaluator(_net(None, "pooled"), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32",
-                             cache_size=0, eager_until_compiled=True)
-    on5, on7 = _positions(Rules.go(5, "japanese"), 3), _positions(Rules.go(7, "japanese"), 3)
-    before = evaluator.evaluate(on5)
-    assert ran == [] and evaluator.compiled_sizes == frozenset()
-    evaluator.warm_up(5)
-    assert ran == [5] and evaluator.compiled_sizes == {5}
-    after = evaluator.evaluate(on5)
-    evaluator.evaluate(on7)
-    assert ran == [5, 5], "5x5 runs compiled after its warm-up, 7x7 still eagerly"
-    np.testing.assert_allclose(after.priors, before.priors, rtol=1e-5, atol=1e-7)
-
-
 @pytest.mark.slow
 def test_compiled_network_matches_eager() -> None:
     """torch.compile (the CPU default): same answers, batch 1 included; one compilation (seconds)."""
@@ -406,26 +380,6 @@ def test_compiled_network_matches_eager() -> None:
             assert len(a) == len(batch)
     assert compiled.runtime == "compile", "compiling failed and fell back to eager"
     assert compiled.compiled_sizes == {5}
-
-
-@pytest.mark.slow
-def test_a_compile_in_another_thread_leaves_the_evaluations_meanwhile_unchanged() -> None:
-    """GTP's switch: evaluations go on eagerly while warm_up compiles in a background thread, then run compiled,
-    with the same outputs to float tolerance."""
-    positions = _positions(Rules.go(5, "japanese"), 5)
-    want = _eager(_net(5, aux_heads=AUX), TwoPlanes(), cache_size=0).evaluate(positions)
-    evaluator = NetEvaluator(_net(5, aux_heads=AUX), TwoPlanes(), device="cpu", runtime="compile", dtype="fp32",
-                             cache_size=0, eager_until_compiled=True)
-    compiling = threading.Thread(target=evaluator.warm_up, args=(5,))
-    compiling.start()
-    meanwhile = []
-    while compiling.is_alive():
-        meanwhile.append(evaluator.evaluate(positions))
-    compiling.join()
-    assert meanwhile and evaluator.compiled_sizes == {5}
-    for got in [*meanwhile, evaluator.evaluate(positions)]:
-        for field, a, b in zip(HEADS, got, want):
-            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=field)
 
 
 def test_device_and_dtype_choice() -> None:

@@ -97,6 +97,33 @@ def test_temperature_samples_in_the_opening_and_is_greedy_after() -> None:
     assert len({greedy.choose(game).action for _ in range(4)}) == 1
 
 
+def test_opening_moves_are_drawn_only_among_the_near_best() -> None:
+    """With ``near_best`` 0.5 a move the search visited less than half as often as its favourite is never
+    played, however often the opening is drawn; the near-best ones all are; with 0 every visited move is."""
+    game = Game(Rules.go(5, "chinese"))
+    visits = np.zeros(26, np.float32)
+    visits[[12, 7, 13, 6, 0]] = [100, 60, 50, 49, 30]
+    result = SearchResult(visits, np.zeros_like(visits), np.full(26, 1 / 26, np.float32), 0.0, 289, 0.1, [])
+    player = Player(Constant(), PlayerConfig(temperature_moves=None, near_best=0.5), seed=3)
+    chosen = {player.decide(game, result).action for _ in range(300)}
+    assert chosen == {12, 7, 13}
+    every = Player(Constant(), PlayerConfig(temperature_moves=None), seed=3)
+    assert {every.decide(game, result).action for _ in range(300)} == {12, 7, 13, 6, 0}
+
+
+def test_the_opening_is_the_boards_unless_a_count_is_given() -> None:
+    visits = np.zeros(26, np.float32)
+    visits[[12, 7]] = [100, 100]
+    result = SearchResult(visits, np.zeros_like(visits), np.full(26, 1 / 26, np.float32), 0.0, 200, 0.1, [])
+    game = Game(Rules.go(5, "chinese"))
+    for move in ("A1", "E5", "A5", "E1"):   # a sixth of 25 points: the fifth move is past the opening
+        game.play(gtp_to_action(move, 5))
+    board = Player(Constant(), PlayerConfig(temperature_moves=None, near_best=0.5), seed=0)
+    assert {board.decide(game, result).action for _ in range(40)} == {7}, "argmax: the first of the tied"
+    given = Player(Constant(), PlayerConfig(temperature_moves=5, near_best=0.5), seed=0)
+    assert {given.decide(game, result).action for _ in range(40)} == {12, 7}
+
+
 def test_tree_reuse_carries_visits_into_the_next_search() -> None:
     player = _player(visits=200)
     game = Game(Rules.go(9))
