@@ -115,6 +115,7 @@ _HOMES = {
     # engine.nn.loading
     "EvaluatorOptions": "engine.nn.loading",
     "load_evaluator": "engine.nn.loading",
+    "compile_ahead": "engine.nn.loading",
     "load_model": "engine.nn.loading",
     "read_info": "engine.nn.loading",
     # engine.nn.networks

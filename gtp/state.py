@@ -45,6 +45,7 @@ from engine import (
     StoneStatus,
     action_to_gtp,
     bundled_model,
+    compile_ahead,
     estimate_ownership,
     gtp_to_action,
     load_evaluator,
@@ -299,9 +300,7 @@ class EngineState:
         for the board size runs in a separate process; the random playouts' kernels (dead stones without
         an ownership head) compile in the background thread.
         """
-        compile_ahead = getattr(self.player.evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
-        if compile_ahead is not None:
-            compile_ahead(self.rules.size)
+        compile_ahead(self.player.evaluator, self.rules.size)
         if self.rules.game == "go" and not self._playouts_queued:   # dead stones without an ownership head
             self._playouts_queued = True
             self._background.run("compiling the random playouts' kernels",

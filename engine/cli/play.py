@@ -277,7 +277,17 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
     """Load the network (a failure ends the command before any input is read), then serve stdin/stdout.
     ``bundled``: each query's board plays the network bundled for its size."""
     from engine import LARGE_GO_BOARD as LARGE
-    from engine import EngineError, Evaluator, Game, Rules, Search, bundled_model, load_evaluator, read_info
+    from engine import (
+        EngineError,
+        Evaluator,
+        Game,
+        Rules,
+        Search,
+        bundled_model,
+        compile_ahead,
+        load_evaluator,
+        read_info,
+    )
     from gtp.kata_session import AnalysisSession
 
     def model_for(rules: Rules) -> str | None:
@@ -295,9 +305,7 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
 
     def evaluator_for(rules: Rules) -> Evaluator:
         evaluator = load_evaluator(rules, model_for(rules), options)
-        compile_ahead = getattr(evaluator, "compile_ahead", None)   # a torch network's (NetEvaluator)
-        if compile_ahead is not None:
-            compile_ahead(rules.size)
+        compile_ahead(evaluator, rules.size)
         return evaluator
 
     rules = Rules.go(size)

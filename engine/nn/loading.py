@@ -26,7 +26,7 @@ from engine.search.evaluator import Evaluator
 if TYPE_CHECKING:
     from engine.nn.model_file import Model
 
-__all__ = ["EvaluatorOptions", "model_path", "read_info", "load_model", "load_evaluator"]
+__all__ = ["EvaluatorOptions", "model_path", "read_info", "load_model", "load_evaluator", "compile_ahead"]
 
 
 def model_path(path: str | os.PathLike[str]) -> Path:
@@ -117,3 +117,11 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
                         seed=options.seed, runtime=options.runtime,
                         ahead_of_time=options.ahead_of_time, decisive=options.decisive)
+
+
+def compile_ahead(evaluator: Evaluator, size: int) -> None:
+    """Have ``evaluator``'s network compiled for ``size`` x ``size`` boards by a separate process, where it is a
+    torch network loaded with ``ahead_of_time``; any other evaluator has nothing to compile. Returns at once."""
+    start = getattr(evaluator, "compile_ahead", None)   # NetEvaluator's; importing it here would import torch
+    if start is not None:
+        start(size)
