@@ -225,10 +225,10 @@ def _solved_action(result: SearchResult, children: np.ndarray) -> int | None:
     if proven[result.searched_action] != PROVEN_LOSS:
         return None
     weight = result.visits[children] + result.priors[children]
-    open_moves = children[(proven[children] != PROVEN_LOSS) & (weight > 0)]
-    if not open_moves.size:  # every move the search or the evaluator considered loses
+    open_moves = (proven[children] != PROVEN_LOSS) & (weight > 0)
+    if not open_moves.any():  # every move the search or the evaluator considered loses
         return int(children[np.argmax(weight)])
-    return int(open_moves[np.argmax(result.visits[open_moves] + result.priors[open_moves])])
+    return int(children[open_moves][np.argmax(weight[open_moves])])
 
 
 class _Leaves:
