@@ -36,7 +36,7 @@ __all__ = ["Geometry", "geometry", "STONES", "HEAD", "NEXT", "LIBS", "SIZE", "HI
            "ROWS", "ORBS", "ORB_KEYS", "INFO_LEN", "ORBS_BLACK", "ORBS_WHITE", "TO_PLAY", "KO", "PASSES", "MOVES",
            "CAPTURED_BLACK", "CAPTURED_WHITE",
            "LAST", "HASH", "RING", "WINNER", "PASS_POINT", "LEGAL", "OCCUPIED", "SUICIDE",
-           "KO_RECAPTURE", "FORBIDDEN", "NO_PASS", "GAME_OVER", "new_info", "record_move", "put_stone",
+           "KO_RECAPTURE", "FORBIDDEN", "NO_PASS", "GAME_OVER", "new_info", "record_move", "copy_array", "put_stone",
            "line_length"]
 
 STONES, HEAD, NEXT, LIBS, SIZE, HISTORY = 0, 1, 2, 3, 4, 5
@@ -117,7 +117,15 @@ def record_move(cells, info, point, color):
     info[LAST] = point
     slot = (info[RING] + 1) % (cells.shape[0] - HISTORY)
     info[RING] = slot
-    cells[HISTORY + slot, :] = cells[STONES, :]
+    copy_array(cells[STONES], cells[HISTORY + slot])
+
+
+@njit(cache=True, inline="always")
+def copy_array(source, target):
+    """``target[:] = source`` for 1-D arrays of one length, as a loop: numba's array assignment compiles its
+    shape-mismatch message (seconds of compiling, once a process) into the first kernel that uses it."""
+    for i in range(target.shape[0]):
+        target[i] = source[i]
 
 
 @njit(cache=True)

@@ -30,6 +30,7 @@ from engine.core.board import (
     STONES,
     SUICIDE,
     TO_PLAY,
+    copy_array,
     put_stone,
     record_move,
 )
@@ -229,7 +230,7 @@ def go_place_setup(cells, info, zobrist, W, point, color):
     _link_new_stone(cells, W, point)
     _join_friends(cells, W, point, color)
     info[KO] = 0
-    cells[HISTORY + info[RING], :] = cells[STONES, :]
+    copy_array(cells[STONES], cells[HISTORY + info[RING]])
 
 
 @njit(cache=True)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.core.board import HEAD, MOVES, PASSES, STONES, geometry
+from engine.core.board import HEAD, MOVES, PASSES, STONES, copy_array, geometry
 from engine.core.dispatch import MOVE_CAP, pack_rules
 from engine.core.jit import njit
 from engine.core.playout import random_playout
@@ -46,8 +46,8 @@ def _ownership_sum(start_cells, start_info, zobrist, W, action_point, spec, coun
     empties = np.empty(action_point.shape[0], dtype=np.int64)
     record = np.empty(0, dtype=np.int64)
     for _ in range(count):
-        cells[:, :] = start_cells
-        info[:] = start_info
+        copy_array(start_cells.ravel(), cells.ravel())
+        copy_array(start_info, info)
         random_playout(cells, info, zobrist, W, action_point, spec, True, rng, empties, record)
         owners = region_owners(cells[STONES], W, action_point)
         for a in range(owners.shape[0]):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, PASS_POINT, STONES, TO_PLAY
+from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, PASS_POINT, STONES, TO_PLAY, copy_array
 from engine.core.dispatch import CHAIN_REACTION, GAME, GO, check_point, ended_by_play, play_point
 from engine.core.jit import njit
 from engine.core.rng import rand_below
@@ -135,7 +135,7 @@ def run_playouts(start_cells, start_info, zobrist, W, action_point, spec, count,
     record = np.empty(0, dtype=np.int64)
     total = 0
     for _ in range(count):
-        cells[:, :] = start_cells
-        info[:] = start_info
+        copy_array(start_cells.ravel(), cells.ravel())
+        copy_array(start_info, info)
         total += random_playout(cells, info, zobrist, W, action_point, spec, False, rng, empties, record)
     return total

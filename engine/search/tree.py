@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 
-from engine.core.board import PASS_POINT, TO_PLAY
+from engine.core.board import PASS_POINT, TO_PLAY, copy_array
 from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, play_point
 from engine.core.jit import njit
 from engine.core.types import BLACK
@@ -262,8 +262,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     while leaves < leaf_nodes.shape[0] and leaves + finished < budget:
         cells = leaf_cells[leaves]
         info = leaf_info[leaves]
-        cells.ravel()[:] = root_flat  # one contiguous copy, not a 2-D strided loop
-        info[:] = root_info
+        copy_array(root_flat, cells.ravel())  # one contiguous copy, not a 2-D strided loop
+        copy_array(root_info, info)
         node = 0
         center = score_center
         ints[VIRTUAL, 0] += 1
