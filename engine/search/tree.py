@@ -78,7 +78,7 @@ LOST_SCORE = 1e9
 """Taken off a proven-lost child's Q + U in selection: it ranks below every child that is not."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: its callers pass constants, and numba compiles a call per constant
 def _init_node(ints, floats, i, parent, action, prior):
     ints[VISITS, i] = 0
     ints[VIRTUAL, i] = 0
@@ -264,19 +264,17 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
         info = leaf_info[leaves]
         copy_array(root_flat, cells.ravel())  # one contiguous copy, not a 2-D strided loop
         copy_array(root_info, info)
-        node = 0
+        node = np.int64(0)  # typed as the nodes below it, so that _best_child compiles once (not for a constant 0)
         center = score_center
         ints[VIRTUAL, 0] += 1
         while ints[FIRST_CHILD, node] >= 0 and ints[NUM_CHILDREN, node] > 0 and (
                 node == 0 or ints[PROVEN, node] == UNPROVEN):
             if node == 0 and forced_root:
                 node = root_path[leaves + finished]
-            elif node == 0:
-                node = _best_child(ints, floats, 0, c_puct, root_fpu_reduction, fpu_value, score_utility, center,
-                                   score_scale, forced_k)
-            else:
-                node = _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, center,
-                                   score_scale, 0.0)
+            else:  # one call: numba compiles a call with a constant argument apart
+                root = node == 0
+                node = _best_child(ints, floats, node, c_puct, root_fpu_reduction if root else fpu_reduction,
+                                   fpu_value, score_utility, center, score_scale, forced_k if root else 0.0)
             center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]
@@ -341,13 +339,12 @@ def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, prior
             count[0] = c
             ints[FIRST_CHILD, node] = first
             ints[NUM_CHILDREN, node] = k
-        floats[NET_VALUE, node] = values[j]
+        value = np.float64(values[j])  # the types select_leaves passes: one compiled _prove and _backup
+        floats[NET_VALUE, node] = value
         if proving and proofs[j]:
-            _prove(ints, node, values[j])
-        if scored:
-            _backup(ints, floats, node, values[j], True, scores[j, 0], scores[j, 1])
-        else:
-            _backup(ints, floats, node, values[j], False, 0.0, 0.0)
+            _prove(ints, node, value)
+        score, squares = (np.float64(scores[j, 0]), np.float64(scores[j, 1])) if scored else (0.0, 0.0)
+        _backup(ints, floats, node, value, scored, score, squares)
     return room
 
 
