@@ -11,6 +11,7 @@ The run directory holds everything, and the loop resumes from it after a kill::
     RUN_DIR/tensorboard/      training scalars, by global training step
     RUN_DIR/matches/000001/   SGF of the gating and rating matches
     RUN_DIR/ratings.md        the ratings table; RUN_DIR/progress.png the loss and rating plot
+    RUN_DIR/search.png        one search of the newest rated network from the empty board, pictured
     RUN_DIR/.lock             held (flock) by the one loop running here; a second is refused
 
 Generation g is trained from the best model on the chunks of the last
@@ -509,7 +510,19 @@ def _phase(run: _Run, phase: str, generation: int) -> dict[str, Any]:
     accepted = run.state["current"].get("accepted", True)
     if not run.config.rating_games or not accepted or generation % run.config.rating_every:
         return {}
+    _picture_search(run, run.model_path(generation))
     return {"rating": _rate(run, run.model_path(generation), generation)}
+
+
+def _picture_search(run: _Run, model: Path) -> None:
+    """RUN_DIR/search.png: what ``model`` sees from the empty board at the matches' visits."""
+    from engine import Game, load_evaluator
+    from training.search_picture import draw_search, picture_search
+
+    evaluator = load_evaluator(run.rules, model, run.config.evaluator_options())
+    player = run.config.match.player
+    picture = picture_search(Game(run.rules), evaluator, player.visits, player.search)
+    draw_search(picture, run.path("search.png"), model.name)
 
 
 def _finish_generation(run: _Run, generation: int, seconds: float) -> None:

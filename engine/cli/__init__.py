@@ -46,6 +46,8 @@ _GAMES = {
                   "Play two GTP engines (or models, baselines) against each other, refereed by the rules core."),
     "evaluate": Lazy("engine.cli.games:evaluate_command",
                      "Play two models (or baselines) in this process, searches batched: win rate and Elo."),
+    "search-picture": Lazy("engine.cli.games:search_picture_command",
+                           "Search one position with a model and draw it: visits per move, the tree by depth."),
     "check-games": Lazy("engine.cli.games:check_games_command",
                         "Replay SGF games through the rules core (renju: no forbidden move)."),
     "gnugo-games": Lazy("engine.cli.games:gnugo_games_command",

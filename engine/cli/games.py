@@ -1,4 +1,5 @@
-"""Games and collections of games: ``engine match | evaluate | check-games | gnugo-games | gomokubench-games``.
+"""Games and collections of games: ``engine match | evaluate | search-picture | check-games | gnugo-games |
+gomokubench-games``.
 
 Each command builds the config of the library function it calls, calls it,
 and reports: progress bars (tqdm) on stderr, the result on stdout (one JSON
@@ -10,14 +11,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
 
 from engine.cli.options import GAMES, evaluator_options, fail, json_option, report, runtime_options, seed_option
 
-__all__ = ["match_command", "evaluate_command", "check_games_command", "gnugo_games_command",
-           "gomokubench_games_command"]
+__all__ = ["match_command", "evaluate_command", "search_picture_command", "check_games_command",
+           "gnugo_games_command", "gomokubench_games_command"]
 
 
 # ---------------------------------------------------------------- evaluate
@@ -66,6 +68,39 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
     except (EngineError, ValueError) as error:
         raise fail(error) from error
     report({"rules": str(rules), **result.to_dict()}, as_json, result.describe())
+
+
+# ---------------------------------------------------------- search picture
+@click.command("search-picture")
+@click.argument("model")
+@click.argument("output", type=click.Path(dir_okay=False))
+@click.option("--moves", default="", help="Moves played before the search, as GTP vertices: 'C3 B2'.")
+@click.option("--visits", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--rules", "rules_text", default=None, help="Rules string [default: the model's game, default rules].")
+@click.option("--size", type=click.IntRange(2, 25), default=None,
+              help="Board size [default: the model's; a size-independent model needs it or --rules].")
+@runtime_options(numpy=True)
+@seed_option()
+def search_picture_command(model: str, output: str, moves: str, visits: int, rules_text: str | None,
+                           size: int | None, device: str | None, dtype: str, runtime: str, threads: int | None,
+                           seed: int) -> None:
+    """Search one position with MODEL and draw it in OUTPUT (PNG): each move's visits and deepest line on the
+    board, and the tree's visited nodes by depth."""
+    from engine import EngineError, Game, gtp_to_action, load_evaluator, read_info
+    from training.models import model_rules
+    from training.search_picture import draw_search, picture_search
+
+    try:
+        rules = model_rules(read_info(model), rules_text, size)
+        game = Game(rules)
+        for vertex in moves.split():
+            game.play(gtp_to_action(vertex, rules.size))
+        evaluator = load_evaluator(rules, model, evaluator_options(device, dtype, runtime, threads, seed))
+        picture = picture_search(game, evaluator, visits, seed=seed)
+        draw_search(picture, output, f"{Path(model).name} after {len(game.moves)} moves")
+    except (EngineError, ValueError) as error:
+        raise fail(error) from error
+    click.echo(f"{output}: {int(picture.visits.sum())} visits, {picture.nodes_by_depth.shape[0] - 1} deep")
 
 
 # ------------------------------------------------------------ GTP engines

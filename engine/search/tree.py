@@ -492,6 +492,24 @@ class Tree:
         priors[acts] = self.floats[PRIOR, children]
         return visits, pending, q, priors
 
+    def depths(self, actions: int) -> tuple[np.ndarray, np.ndarray]:
+        """The tree's shape: its visited nodes at each depth (``int64[D + 1]``, the root at 0), and per action
+        (``int64[actions]``) the depth of the deepest visited node below the root's child by it (0 where
+        there is none; the children are at depth 1). Nodes are allocated after their parents."""
+        count = self.nodes
+        parents, moves = self.ints[PARENT, :count], self.ints[ACTION, :count]
+        visited = self.ints[VISITS, :count] > 0
+        depth = np.zeros(count, dtype=np.int64)
+        root_action = np.full(count, -1, dtype=np.int64)
+        for node in range(1, count):
+            parent = parents[node]
+            depth[node] = depth[parent] + 1
+            root_action[node] = moves[node] if parent == 0 else root_action[parent]
+        deepest = np.zeros(actions, dtype=np.int64)
+        below_root = visited & (root_action >= 0)
+        np.maximum.at(deepest, root_action[below_root], depth[below_root])
+        return np.bincount(depth[visited]), deepest
+
     def make_room(self) -> None:
         """After an expansion found no room: double the arrays (up to ``capacity``), or mark the tree full."""
         larger = min(2 * self.allocated, self.capacity)

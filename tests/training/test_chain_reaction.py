@@ -29,6 +29,7 @@ def test_a_tiny_loop_plays_gathers_trains_and_rates_chain_reaction(tmp_path: Pat
     chunk = read_chunk_info(list_chunks([tmp_path / "chunks" / "000001"])[0])
     assert (chunk.game, chunk.encoder, chunk.num_planes) == ("chain-reaction", "orbs8", 8)
     assert (tmp_path / "models" / "000001-b1c8-pooled.safetensors").exists()
+    assert (tmp_path / "search.png").read_bytes()[:4] == b"\x89PNG"   # the rated network's search, pictured
 
 
 def test_evaluate_and_match_play_the_baselines_and_resume(tmp_path: Path) -> None:
