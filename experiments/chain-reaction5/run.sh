@@ -3,6 +3,7 @@
 # size-independent network, on 6x6 and 7x7 (boards it never saw) against a random player and pure MCTS.
 #
 #   experiments/chain-reaction5/run.sh [WORK] run       # run (or resume) the loop in WORK/loop
+#   experiments/chain-reaction5/run.sh [WORK] curve     # each rated generation against random too: RESULTS/curve.png
 #   experiments/chain-reaction5/run.sh [WORK] measure   # the best network's matches, in WORK/matches/MODEL
 #   experiments/chain-reaction5/run.sh [WORK] save      # keep the run (resumable), its curve and matches in RESULTS
 #   experiments/chain-reaction5/run.sh [WORK] restore   # put a saved run back into WORK (on a new machine)
@@ -25,6 +26,8 @@
 #   FINAL_GAMES   games of each measuring match (default 200)
 #   FINAL_ROLLOUTS   the pure-MCTS opponent's rollouts a move (default 1000)
 #   SIZES         the boards of the measuring matches (default "5 6 7")
+#   CURVE_GAMES, CURVE_VISITS   the curve's games against the random player a generation, and the network's
+#                 visits in them (default 20, 100)
 #   VISITS        the network's visits a move in every match (default 400)
 #   LOOP_FLAGS    any other `engine loop` options, passed through
 #   RESULTS       where `save` keeps things (default experiments/chain-reaction5/results)
@@ -46,6 +49,8 @@ FINAL_GAMES=${FINAL_GAMES:-200}
 FINAL_ROLLOUTS=${FINAL_ROLLOUTS:-1000}
 SIZES=${SIZES:-"5 6 7"}
 VISITS=${VISITS:-400}
+CURVE_GAMES=${CURVE_GAMES:-20}
+CURVE_VISITS=${CURVE_VISITS:-100}
 LOOP_FLAGS=${LOOP_FLAGS:-}
 RESULTS=${RESULTS:-$HERE/experiments/chain-reaction5/results}
 # shellcheck source=experiments/keep.sh
@@ -61,6 +66,10 @@ case "$ACTION" in
             --steps "$STEPS" --batch-size 256 --window 4 --seed 5 \
             --rating-opponent "mcts-rollouts:1000" --rating-games "$RATING_GAMES" --rating-every "$RATING_EVERY" \
             --match-visits "$VISITS" $LOOP_FLAGS
+        ;;
+    curve)
+        nice -n 10 python "$HERE/experiments/chain-reaction5/curve.py" "$WORK/loop" "$RESULTS" \
+            --games "$CURVE_GAMES" --visits "$CURVE_VISITS"
         ;;
     measure)
         best=$(python "$HERE/experiments/loop_run.py" best "$WORK/loop")
@@ -88,7 +97,7 @@ print(f\"{sys.argv[2]}: {r['wins']}-{r['losses']}-{r['draws']}, {100 * r['win_ra
         restore_folder "$RESULTS/matches" "$WORK/matches"
         ;;
     *)
-        echo "usage: $0 [WORK] run|measure|save|restore" >&2
+        echo "usage: $0 [WORK] run|curve|measure|save|restore" >&2
         exit 2
         ;;
 esac
