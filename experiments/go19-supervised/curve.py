@@ -3,7 +3,8 @@
     python experiments/go19-supervised/curve.py WORK [OUT]
 
 Reads each stage's ``train-N.json`` and ``validate-N.json`` in WORK (what run.sh writes) and writes
-``curve.json`` and ``curve.png`` in OUT (default: WORK).
+``curve.json`` and ``curve.png`` in OUT (default: WORK). A stage that started from another network
+(``start-N.txt``, its model file) begins a line of its own, its positions counted from zero.
 """
 
 from __future__ import annotations
@@ -21,27 +22,32 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main() -> None:
     work = Path(sys.argv[1])
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else work
-    rows, seen = [], 0
+    rows, seen, start = [], 0, "fifteenplane, from random weights"
     stage = 1
     while (work / f"train-{stage}.json").exists() and (work / f"validate-{stage}.json").exists():
         trained = json.loads((work / f"train-{stage}.json").read_text())
         held = json.loads((work / f"validate-{stage}.json").read_text())
+        if (work / f"start-{stage}.txt").exists():
+            seen, start = 0, f"from {Path((work / f'start-{stage}.txt').read_text().strip()).stem}"
         seen += (trained["resumed_from"] + trained["steps"]) * trained["batch_size"]   # a resumed run counts all
-        rows.append({"stage": stage, "model": held["model"], "training_positions": seen,
+        rows.append({"stage": stage, "start": start, "model": held["model"], "training_positions": seen,
                      "samples_per_s": round(trained["samples_per_s"], 1), "top1": held["top1"],
                      "policy_loss": held["policy_loss"], "value_mse": held["value_mse"],
                      "score_mae": held.get("score_mae"), "holdout_samples": held["samples"]})
         stage += 1
     (out / "curve.json").write_text(json.dumps(rows, indent=1) + "\n")
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    positions = [row["training_positions"] / 1e6 for row in rows]
-    left.plot(positions, [100 * row["top1"] for row in rows], "o-")
+    for line in dict.fromkeys(row["start"] for row in rows):
+        points = [row for row in rows if row["start"] == line]
+        positions = [row["training_positions"] / 1e6 for row in points]
+        left.plot(positions, [100 * row["top1"] for row in points], "o-", label=line)
+        right.plot(positions, [row["value_mse"] for row in points], "o-", label=line)
     left.axhline(48, color="grey", linestyle="--", label="target 48%")
     left.set(xlabel="training positions (millions)", ylabel="held-out top-1 (%)", title="policy")
-    left.legend()
-    right.plot(positions, [row["value_mse"] for row in rows], "o-")
+    left.legend(fontsize="small")
     right.set(xlabel="training positions (millions)", ylabel="held-out value MSE", title="value")
-    figure.suptitle("19x19, b6c64, fifteenplane: Tygem 9-dan games, held-out month 2010-04")
+    right.legend(fontsize="small")
+    figure.suptitle("19x19, b6c64: Tygem 9-dan games, held-out month 2010-04")
     figure.tight_layout()
     figure.savefig(out / "curve.png", dpi=100)
 

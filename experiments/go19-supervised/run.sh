@@ -43,7 +43,7 @@ previous="$WORK/models/$(printf %06d $((STAGE - 1)))-b6c64-pooled.safetensors"
 [ "$STAGE" -gt 1 ] && [ ! -f "$previous" ] && previous="$HERE/$(basename "$previous")"
 start=(--blocks 6 --filters 64 --heads pooled)
 [ "$STAGE" -gt 1 ] && start=(--load-file "$previous")
-[ -n "$START" ] && start=(--load-file "$START")
+[ -n "$START" ] && start=(--load-file "$START") && echo "$START" > "$WORK/start-$STAGE.txt"   # curve.py: a new line
 [ "$FRESH_VALUE_HEAD" = 1 ] && start+=(--fresh-value-head)
 # One thread: on two cores shared with other work, torch's two OpenMP threads wait on each other at every
 # barrier and train several times slower than one.
