@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from engine import EvaluatorOptions, atomic_path, write_text
 from training.loop import load_config
@@ -22,14 +23,17 @@ from training.settings import replace_paths
 from training.stats import wilson_interval
 
 
-def rate_against_random(run: Path, out: Path, games: int, visits: int) -> dict[int, dict[str, float]]:
+def rated_generations(run: Path) -> list[dict[str, Any]]:
+    """The rows of ``RUN/state.json``'s history that the loop rated."""
+    return [row for row in json.loads((run / "state.json").read_text())["history"] if row.get("rating")]
+
+
+def rate_against_random(run: Path, rated: list[dict[str, Any]], out: Path, games: int,
+                        visits: int) -> dict[int, dict[str, float]]:
     """Each rated generation's score against the random player: played where not yet kept in ``out``."""
     rules = load_config(run).game_rules()
-    history = json.loads((run / "state.json").read_text())["history"]
     results = {}
-    for row in history:
-        if not row.get("rating"):
-            continue
+    for row in rated:
         generation = row["generation"]
         kept = out / "random" / f"{generation:06d}.json"
         model = run / "models" / row["model"]
@@ -46,12 +50,11 @@ def rate_against_random(run: Path, out: Path, games: int, visits: int) -> dict[i
     return results
 
 
-def draw(run: Path, random_results: dict[int, dict[str, float]], path: Path) -> None:
+def draw(history: list[dict[str, Any]], random_results: dict[int, dict[str, float]], path: Path) -> None:
     """Both win rates per generation, with Wilson intervals."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    history = [row for row in json.loads((run / "state.json").read_text())["history"] if row.get("rating")]
     figure = Figure(figsize=(8, 4.5))
     axes = figure.subplots()
     series = [(f"against {history[0]['rating']['opponent']} (network at the loop's match visits)" if history else "",
@@ -86,8 +89,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--visits", type=int, default=100)
     args = parser.parse_args()
-    results = rate_against_random(args.run, args.out, args.games, args.visits)
-    draw(args.run, results, args.out / "curve.png")
+    rated = rated_generations(args.run)
+    results = rate_against_random(args.run, rated, args.out, args.games, args.visits)
+    draw(rated, results, args.out / "curve.png")
     print(f"{args.out / 'curve.png'}: {len(results)} generations against the random player")
 
 
