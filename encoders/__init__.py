@@ -15,22 +15,8 @@ from __future__ import annotations
 
 from encoders.base import Encoder, EncoderError, State, superko_banned
 from encoders.registry import ENCODERS, encoder_names, get_encoder
-from encoders.symmetry import (
-                               NUM_SYMMETRIES,
-                               SYMMETRY_NAMES,
-                               action_map,
-                               inverse,
-                               inverse_planes,
-                               inverse_policy,
-                               transform_action,
-                               transform_planes,
-                               transform_policy,
-                               transform_position,
-)
 
 __all__ = [
     "Encoder", "EncoderError", "State", "superko_banned",
     "ENCODERS", "encoder_names", "get_encoder",
-    "NUM_SYMMETRIES", "SYMMETRY_NAMES", "inverse", "transform_planes", "inverse_planes",
-    "transform_policy", "inverse_policy", "action_map", "transform_action", "transform_position",
 ]

@@ -85,7 +85,14 @@ ResultIndex = dict[str, IndexEntry]
 # ------------------------------------------------------------------- opening
 def collection_kind(path: str | os.PathLike[str]) -> str:
     """``zip``, ``tar``, ``sgf`` or ``text`` by the file's name; ValueError for anything else."""
-    name = Path(path).name.lower()
+    kind = _kind_by_name(Path(path).name)
+    if kind is None:
+        raise ValueError(f"{path}: not a game collection (expected one of {', '.join(COLLECTION_SUFFIXES)})")
+    return kind
+
+
+def _kind_by_name(name: str) -> str | None:
+    name = name.lower()
     if name.endswith(".zip"):
         return "zip"
     if name.endswith(_TAR_SUFFIXES):
@@ -94,7 +101,7 @@ def collection_kind(path: str | os.PathLike[str]) -> str:
         return "sgf"
     if "." not in name or name.endswith((".txt", ".kifu", ".index")):
         return "text"
-    raise ValueError(f"{path}: not a game collection (expected one of {', '.join(COLLECTION_SUFFIXES)})")
+    return None
 
 
 def list_collections(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -104,7 +111,7 @@ def list_collections(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     for item in map(Path, paths):
         if item.is_dir():
             for path in sorted(item.rglob("*")):
-                if path.is_file() and not path.name.startswith(".") and _is_collection_name(path.name):
+                if path.is_file() and not path.name.startswith(".") and _kind_by_name(path.name) is not None:
                     found.append(path)
         elif item.is_file():
             collection_kind(item)
@@ -112,14 +119,6 @@ def list_collections(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         else:
             raise FileNotFoundError(f"game collection {item} does not exist")
     return found
-
-
-def _is_collection_name(name: str) -> bool:
-    try:
-        collection_kind(name)
-    except ValueError:
-        return False
-    return True
 
 
 def _text_lines(stream: IO[bytes]) -> Iterator[str]:

@@ -8,11 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from encoders import (
-    ENCODERS,
+from encoders import ENCODERS, get_encoder
+from encoders.symmetry import (
     NUM_SYMMETRIES,
     action_map,
-    get_encoder,
     inverse,
     inverse_planes,
     inverse_policy,
