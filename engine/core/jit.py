@@ -91,8 +91,9 @@ def njit(*signatures: Any, cache: bool = False, **options: Any) -> Callable[[Cal
     """``numba.njit(*signatures, cache=cache, **options)``, the cache stamped by every kernel source.
 
     Used only as a decorator factory: ``@njit(cache=True)`` or ``@njit("sig", cache=True)``.
-    Explicit signatures compile at once, as numba's own decorator does (a recursive kernel
-    needs one to be cached).
+    Explicit signatures (a recursive kernel needs one to be cached) compile on the kernel's first use,
+    from Python or from a kernel being compiled, not at import as numba's own decorator does: a
+    process that never plays the game never pays for them.
     """
 
     def decorate(func: Callable[..., Any]) -> Any:
@@ -101,10 +102,34 @@ def njit(*signatures: Any, cache: bool = False, **options: Any) -> Callable[[Cal
         dispatcher = numba.njit(**options)(func)
         dispatcher._cache = _KernelCache(func)   # what Dispatcher.enable_caching does, with our locator
         if signatures:
-            with typeinfer.register_dispatcher(dispatcher):   # lets a recursive kernel name itself
-                for signature in signatures:
-                    dispatcher.compile(signature)
-                dispatcher.disable_compile()
+            _compile_on_first_use(dispatcher, signatures)
         return dispatcher
 
     return decorate
+
+
+def _compile_on_first_use(dispatcher: Any, signatures: tuple[Any, ...]) -> None:
+    """Make ``dispatcher`` compile exactly ``signatures`` (and nothing else) when first called or typed."""
+    typed_by_kernel, called_from_python = dispatcher.get_call_template, dispatcher._compile_for_args
+    started = False
+
+    def compile_declared() -> None:
+        nonlocal started
+        if started:   # the recursive call inside the kernel, typed while it compiles
+            return
+        started = True
+        with typeinfer.register_dispatcher(dispatcher):   # lets a recursive kernel name itself
+            for signature in signatures:
+                dispatcher.compile(signature)
+        dispatcher.disable_compile()
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        compile_declared()
+        return typed_by_kernel(args, kws)
+
+    def compile_for_args(*args: Any, **kws: Any) -> Any:
+        compile_declared()
+        return called_from_python(*args, **kws)
+
+    dispatcher.get_call_template = get_call_template
+    dispatcher._compile_for_args = compile_for_args

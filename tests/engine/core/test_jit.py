@@ -95,18 +95,19 @@ def test_numba_cache_dir_overrides_where_kernels_are_cached(tmp_path: Path) -> N
 
 _GO_PLAYOUTS = ("from engine import Game, Rules; from engine.core.dispatch import pack_rules; "
                 "from engine.core.playout import run_playouts; from engine.core.rng import new_rng; "
-                "from engine.core.go import go_play; from engine.core.gomoku import gomoku_play; "
+                "from engine.core.go import go_play; from engine.core.gomoku import gomoku_play, renju_forbidden; "
                 "from engine.core.chain_reaction import chain_reaction_play; "
                 "rules = Rules.default('go', 5); p = Game(rules).position; "
                 "run_playouts(p.cells, p.info, p.geo.zobrist, p.geo.width, p.geo.action_point, pack_rules(rules), 2, "
                 "new_rng(1)); print(len(go_play.signatures), len(gomoku_play.signatures), "
-                "len(chain_reaction_play.signatures))")
+                "len(chain_reaction_play.signatures), len(renju_forbidden.signatures))")
 
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="plain Python compiles nothing")
 def test_a_go_playout_compiles_no_other_games_rules(tmp_path: Path) -> None:
-    """The packed rules' type names the game, so a kernel compiles only the rules of the game it is given."""
+    """The packed rules' type names the game, so a kernel compiles only the rules of the game it is given;
+    the renju kernel, compiled to a declared signature, waits for its first use too."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "kernels"))
     compiled = subprocess.run([sys.executable, "-c", _GO_PLAYOUTS], env=env, capture_output=True, text=True,
                               check=True, timeout=600).stdout.split()
-    assert compiled == ["1", "0", "0"]
+    assert compiled == ["1", "0", "0", "0"]
