@@ -121,6 +121,7 @@ _HOMES = {
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
     "LARGE_GO_BOARD": "engine.nn.networks",
+    "NETWORK_FREE": "engine.nn.networks",
     # engine.atomic
     "atomic_path": "engine.atomic",
     "read_json": "engine.atomic",

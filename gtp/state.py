@@ -28,6 +28,7 @@ import numpy as np
 from engine import (
     DEFAULT_PLAYOUTS,
     LARGE_GO_BOARD,
+    NETWORK_FREE,
     Color,
     EngineError,
     Evaluator,
@@ -76,9 +77,6 @@ WARM_UP_VISITS = 3
 """Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
 expansion, then a step that gathers leaves and backs them up), so that the network's work, on a board size the
 session may never play, stays small."""
-
-NETWORK_FREE = ("rollouts", "uniform")
-"""What plays when there is no network (``FrontEndConfig.network_free``)."""
 
 
 @dataclass(frozen=True)

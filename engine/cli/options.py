@@ -55,7 +55,9 @@ def threads_option(default: int | None = None) -> Decorator:
 
 def runtime_option(numpy: bool = False, default: str = "auto") -> Decorator:
     """``--runtime`` (``EvaluatorOptions.runtime``): torch's runtimes, and with ``numpy`` the numpy forward pass."""
-    extra = " numpy: float32 on the cpu without torch (about 220 MB less memory, a slower network)." if numpy else ""
+    extra = (" numpy: float32 on the cpu without torch (about 220 MB less memory, a slower network). A front end's"
+             " auto on a machine without a GPU starts on numpy and moves to the compiled network once it is ready"
+             " (no move waits for torch's import)." if numpy else "")
     return click.option("--runtime", type=click.Choice(RUNTIMES if numpy else TORCH_RUNTIMES), default=default,
                         show_default=True,
                         help="compile: torch.compile (10-25 s once per process; a front end answers eagerly until "

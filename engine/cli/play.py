@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from engine.cli.options import GAMES, log_level_option, runtime_options, seed_option, stack
-from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads, setup_logging
+from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -35,7 +35,7 @@ DEFAULT_MOVE_SECONDS = 1.5
 
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
-    from gtp.state import NETWORK_FREE
+    from engine.nn.networks import NETWORK_FREE
 
     if value is not None and value not in NETWORK_FREE and not Path(value).is_file():
         raise click.BadParameter(f"{value!r} is not a model file (give a path, {' or '.join(map(repr, NETWORK_FREE))})")
@@ -46,7 +46,7 @@ def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
     """``--model`` as FrontEndConfig's ``model``, ``network_free`` and ``bundled``: the file given; or, without
     one, the network bundled for the rules in play, pure MCTS with random playouts where none ships; or
     ``(None, name, False)`` for a name of ``NETWORK_FREE``."""
-    from gtp.state import NETWORK_FREE
+    from engine.nn.networks import NETWORK_FREE
 
     if model in NETWORK_FREE:
         return None, model, False
@@ -119,7 +119,7 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
         return
     families = {"go": [Rules.go()], "gomoku": [Rules.gomoku(), Rules.gomoku(variant="renju")]}.get(config.game)
     if any(config.model_for(rules) is not None for rules in families or [config.initial_rules()]):
-        set_torch_threads(threads)
+        set_torch_threads_on_load(threads)
 
 
 @click.command("gtp")
@@ -269,7 +269,7 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
                                                            seed=seed))
     path, _, bundled = _resolve_model(model)  # Go networks ship: only 'uniform' or 'rollouts' leave none
     if (path is not None or bundled) and config.evaluator.runtime != "numpy":
-        set_torch_threads(threads)
+        set_torch_threads_on_load(threads)
     _serve_analysis(config, path, bundled, quit_without_waiting)
 
 

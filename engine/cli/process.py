@@ -11,7 +11,8 @@ import logging
 import os
 import sys
 
-__all__ = ["set_torch_threads", "set_blas_threads_first", "setup_logging", "bind_ray_to_loopback", "exit_at_once"]
+__all__ = ["set_torch_threads", "set_torch_threads_on_load", "set_blas_threads_first", "setup_logging",
+           "bind_ray_to_loopback", "exit_at_once"]
 
 _LOG_FORMAT = "engine %(levelname)s: %(message)s"
 
@@ -23,10 +24,20 @@ def set_torch_threads(threads: int | None) -> int:
     return set_cpu_threads(threads)
 
 
+def set_torch_threads_on_load(threads: int | None) -> None:
+    """Torch's CPU threads for this process: set now if torch is loaded, else through ``OMP_NUM_THREADS``,
+    which torch reads when it loads. A front end's network starts on numpy and loads torch later, in the
+    background (:mod:`engine.nn.staged_evaluator`): importing it here would delay the first move."""
+    if "torch" in sys.modules:
+        set_torch_threads(threads)
+    else:
+        os.environ["OMP_NUM_THREADS"] = str(threads or len(os.sched_getaffinity(0)))
+
+
 def set_blas_threads_first(runtime: str, threads: int | None) -> None:
-    """Size numpy's BLAS for the numpy runtime. It only works before numpy loads, so a command calls this first
-    (that process then imports no torch, whose threads :func:`set_torch_threads` would set)."""
-    if runtime == "numpy":
+    """Size numpy's BLAS for the numpy forward pass (the numpy runtime, and ``auto``'s first moves in a front
+    end). It only works before numpy loads, so a command calls this first."""
+    if runtime in ("numpy", "auto"):
         from engine import set_blas_threads
 
         if not set_blas_threads(threads):

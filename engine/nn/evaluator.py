@@ -180,6 +180,11 @@ class NetEvaluator(CachedNetEvaluator):
         if self._precompiled is not None:
             self._precompiled.compile_ahead(size)
 
+    def ready_for(self, size: int) -> bool:
+        """Whether evaluations of ``size`` x ``size`` boards run in the form this evaluator is for: compiled,
+        when it compiles ahead of time (the package loaded the first time it is found), else at once."""
+        return self._precompiled is None or self._precompiled.forward(size) is not None
+
     def warm_up(self, size: int | None = None) -> None:
         """Run one dummy batch of ``size`` (default: the network's, else 19) through the form the runtime asks
         for, so that compiling happens now rather than on a move; safe to call from a background thread."""

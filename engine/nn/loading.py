@@ -13,6 +13,7 @@ no encoder at module level (the search receives its evaluator ready-made).
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,8 @@ class EvaluatorOptions:
 def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
                    options: EvaluatorOptions = EvaluatorOptions()) -> Evaluator:
     """A network evaluator for the model file or Leela Zero weights at ``path`` (a NumpyEvaluator for runtime
-    ``numpy``, which imports no torch, else a NetEvaluator), or a UniformEvaluator when it is None.
+    ``numpy``, which imports no torch; for a front end's ``auto`` on a machine without a GPU a StagedEvaluator,
+    numpy until torch's compiled network is ready; else a NetEvaluator), or a UniformEvaluator when it is None.
 
     Raises :class:`~engine.nn.model_format.ModelFormatError` when the file is not a
     model, or its game, board size or encoder does not fit ``rules``; ValueError for
@@ -108,6 +110,15 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
         encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
         return NumpyEvaluator(numpy_model, encoder, random_symmetry=options.random_symmetry,
                               cache_size=options.cache_size, seed=options.seed, decisive=options.decisive)
+    if _staged(options):
+        from engine.nn.numpy_net import load_numpy_model
+        from engine.nn.staged_evaluator import StagedEvaluator
+
+        numpy_model = load_numpy_model(path, expect_game=rules.game, expect_size=rules.size)
+        encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
+        return StagedEvaluator(numpy_model, encoder, path, device=options.device, dtype=options.dtype,
+                               random_symmetry=options.random_symmetry, cache_size=options.cache_size,
+                               seed=options.seed, decisive=options.decisive)
     from engine.nn import model_file
     from engine.nn.evaluator import NetEvaluator
 
@@ -117,6 +128,20 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
                         random_symmetry=options.random_symmetry, cache_size=options.cache_size,
                         seed=options.seed, runtime=options.runtime,
                         ahead_of_time=options.ahead_of_time, decisive=options.decisive)
+
+
+def _staged(options: EvaluatorOptions) -> bool:
+    """Whether a front end's network starts on numpy and moves to torch in the background
+    (:mod:`engine.nn.staged_evaluator`): for the runtime ``auto`` on a machine without a GPU, where torch's
+    import would delay the first move by seconds."""
+    return (options.ahead_of_time and options.runtime == "auto" and options.device in (None, "cpu")
+            and options.dtype in ("auto", "fp32") and not _accelerator_present())
+
+
+def _accelerator_present() -> bool:
+    """Whether torch may find a GPU here (CUDA, ROCm, WSL's, Apple's), judged without importing it."""
+    return sys.platform == "darwin" or any(os.path.exists(device) for device in ("/dev/nvidiactl", "/dev/kfd",
+                                                                                     "/dev/dxg"))
 
 
 def compile_ahead(evaluator: Evaluator, size: int) -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import engine.nn.networks as networks
-from engine import EvaluatorOptions
+from engine import EvaluatorOptions, RolloutEvaluator
 from engine.core.rules import Rules
+from engine.nn.cached_evaluator import CachedNetEvaluator
 from engine.nn.networks import LARGE_GO_BOARD, bundled_model, network_family
 from gtp.gomocup import GomocupBrain
 from gtp.state import EngineState
@@ -76,7 +77,7 @@ def test_gtp_plays_the_network_of_its_rules(bundled: dict[str, Path], caplog: py
         state.start(background=False)
     expected = f"network: {bundled[family]}" if family else "none bundled for gomoku"
     assert expected in caplog.text
-    assert type(state.player.evaluator).__name__ == ("NetEvaluator" if family else "RolloutEvaluator")
+    assert isinstance(state.player.evaluator, CachedNetEvaluator if family else RolloutEvaluator)
 
 
 def test_without_a_bundled_gomoku_network_it_plays_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:

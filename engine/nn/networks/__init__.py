@@ -17,13 +17,16 @@ from pathlib import Path
 
 from engine.core.rules import Rules
 
-__all__ = ["BUNDLED", "LARGE_GO_BOARD", "bundled_model", "network_family"]
+__all__ = ["BUNDLED", "LARGE_GO_BOARD", "NETWORK_FREE", "bundled_model", "network_family"]
 
 #: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
 BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors",
            "gomoku-freestyle": "gomoku-freestyle-selfplay15-b4c48-pooled.safetensors",
            "gomoku-renju": "gomoku-renju-selfplay15-b4c48-pooled.safetensors"}
 
+
+NETWORK_FREE = ("rollouts", "uniform")
+"""What ``--model`` may name instead of a file: play without a network, by random playouts or uniform priors."""
 
 LARGE_GO_BOARD = 13
 """Go boards from this size up play ``go-large`` where it ships: a network learnt on 19x19 reads the big

@@ -1,0 +1,85 @@
+"""A front end's network on the CPU: numpy at once, torch's compiled network once it is ready, and an engine that
+is ready to move before torch is imported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.core.rules import Rules
+from engine.nn import loading
+from engine.nn.evaluator import NetEvaluator
+from engine.nn.loading import EvaluatorOptions, load_evaluator
+from engine.nn.networks import bundled_model
+from engine.nn.numpy_net import load_numpy_model
+from engine.nn.staged_evaluator import StagedEvaluator
+from tests.engine.nn.test_evaluator import TwoPlanes, _positions
+from tests.engine.nn.test_precompiled import FakeChild, Recorded, _model, fake_compiles  # noqa: F401 -- a fixture
+
+
+def _staged(path: Path) -> StagedEvaluator:
+    return StagedEvaluator(load_numpy_model(path), TwoPlanes(), path, device="cpu", dtype="fp32", cache_size=0)
+
+
+def test_moves_run_on_numpy_until_torch_has_the_compiled_network(tmp_path: Path, fake_compiles: Recorded) -> None:
+    evaluator = _staged(_model(tmp_path))
+    on5 = _positions(Rules.go(5, "japanese"), 3)
+    before = evaluator.evaluate(on5)
+    assert evaluator.runtime == "numpy" and FakeChild.started == []
+    evaluator.compile_ahead(5)
+    assert evaluator.wait_for_torch(timeout=60), "the torch network loaded in the background"
+    assert len(FakeChild.started) == 1, "torch's network has the board size compiled ahead of time"
+    loaded = evaluator.evaluate(on5)
+    assert fake_compiles.sizes == [] and evaluator.compiled_sizes == frozenset(), "numpy until the package is there"
+    FakeChild.last.finish()
+    after = evaluator.evaluate(on5)
+    assert fake_compiles.sizes == [5] and evaluator.compiled_sizes == {5}
+    assert evaluator.runtime == "numpy, then torch compile"
+    for evaluation in (loaded, after):
+        np.testing.assert_allclose(evaluation.priors, before.priors, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(evaluation.values, before.values, rtol=1e-4, atol=1e-6)
+
+
+def test_a_size_asked_for_after_torch_loaded_is_compiled_too(tmp_path: Path, fake_compiles: Recorded) -> None:
+    evaluator = _staged(_model(tmp_path))
+    evaluator.compile_ahead(5)
+    evaluator.wait_for_torch(timeout=60)
+    evaluator.compile_ahead(7)
+    assert [command[-2] for command in FakeChild.started] == ["5", "7"]
+
+
+def test_a_front_end_on_a_machine_without_a_gpu_stages_its_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = Rules.go(9)
+    path = bundled_model(rules)
+    monkeypatch.setattr(loading, "_accelerator_present", lambda: False)
+    assert isinstance(load_evaluator(rules, path, EvaluatorOptions(ahead_of_time=True)), StagedEvaluator)
+    for options in (EvaluatorOptions(), EvaluatorOptions(ahead_of_time=True, runtime="eager"),
+                    EvaluatorOptions(ahead_of_time=True, dtype="bf16")):
+        assert isinstance(load_evaluator(rules, path, options), NetEvaluator), options
+    monkeypatch.setattr(loading, "_accelerator_present", lambda: True)
+    assert isinstance(load_evaluator(rules, path, EvaluatorOptions(ahead_of_time=True)), NetEvaluator)
+
+
+_READY_WITHOUT_TORCH = """
+import sys
+from engine.nn import loading
+loading._accelerator_present = lambda: False
+from gtp.state import EngineState, FrontEndConfig
+state = EngineState(FrontEndConfig(bundled=True, size=9))
+state.start(background=False)
+state.wait_ready()
+print(type(state.player.evaluator).__name__, "torch" in sys.modules)
+"""
+
+
+def test_the_engine_is_ready_to_move_before_torch_is_imported(tmp_path: Path) -> None:
+    """Importing torch takes seconds: a front end's first move must not wait for it."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    answer = subprocess.run([sys.executable, "-c", _READY_WITHOUT_TORCH], env=env, capture_output=True, text=True,
+                            check=True, timeout=600).stdout.split()
+    assert answer == ["StagedEvaluator", "False"]
