@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,31 @@ from numba.core.caching import (
 )
 
 __all__ = ["njit", "kernel_fingerprint", "KERNEL_ROOTS"]
+
+
+def _load_array_registry_without_blas() -> None:
+    """Load numba's array functions now, telling them there is no BLAS.
+
+    numba loads them with the first kernel it compiles or loads from its cache, and checks for a BLAS for
+    ``np.dot`` by importing ``scipy.linalg``: 0.4 s of every start, for a function no kernel here uses (a
+    kernel that did would fail to compile, saying that it needs SciPy). The check is answered without
+    importing SciPy; SciPy itself stays importable for anything else in the process.
+    """
+    if "numba.np.arraymath" in sys.modules or numba.config.DISABLE_JIT:
+        return
+    blas = "scipy.linalg.cython_blas"
+    saved = sys.modules.get(blas)
+    sys.modules[blas] = None   # type: ignore[assignment]  # an import of it raises ImportError at once
+    try:
+        importlib.import_module("numba.np.arraymath")   # registers numba's array functions
+    finally:
+        if saved is None:
+            del sys.modules[blas]
+        else:
+            sys.modules[blas] = saved
+
+
+_load_array_registry_without_blas()
 
 _REPO = Path(__file__).resolve().parents[2]
 KERNEL_ROOTS = (_REPO / "engine", _REPO / "encoders")
