@@ -13,13 +13,13 @@ import pytest
 import torch
 
 from engine.core.rules import Rules
-from engine.nn import precompiled
 from engine.nn.aot_package import compiles_in_progress, package_path
 from engine.nn.config import NetOutput
 from engine.nn.evaluator import NetEvaluator
 from engine.nn.model_file import Model, ModelInfo, load_model, save_model
 from engine.nn.net import NetConfig, PolicyValueNet
 from engine.nn.precompiled import load_package
+from tests.engine.nn.compile_fakes import FakeChild, Recorded
 from tests.engine.nn.test_evaluator import AUX, TwoPlanes, _positions
 
 
@@ -29,52 +29,6 @@ def _model(tmp_path: Path, seed: int = 0) -> Path:
     config = NetConfig(1, 8, 2, None, "pooled", AUX)
     model = Model(PolicyValueNet(config), ModelInfo("go", "two", 2, config))
     return save_model(tmp_path / f"net{seed}.safetensors", model)
-
-
-class FakeChild:
-    """Stands in for the compile process: running until ``finish`` writes its package (or fails)."""
-
-    started: list[list[str]] = []
-
-    def __init__(self, command: list[str], **_options: object) -> None:
-        self.command = command
-        self.returncode: int | None = None
-        FakeChild.started.append(command)
-        FakeChild.last = self
-
-    def poll(self) -> int | None:
-        return self.returncode
-
-    def finish(self, succeeded: bool = True) -> None:
-        package = Path(self.command[-1])
-        if succeeded:
-            package.write_bytes(b"a package")
-        else:
-            package.with_suffix(".failed").touch()
-        self.returncode = 0 if succeeded else 1
-
-
-class Recorded:
-    """Stands in for a loaded package: the eager network, noting the board size of every call."""
-
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-
-    def __call__(self, path: Path, net: PolicyValueNet) -> object:
-        def forward(planes: torch.Tensor) -> NetOutput[torch.Tensor]:
-            self.sizes.append(planes.shape[-1])
-            return net(planes)
-        return forward
-
-
-@pytest.fixture
-def fake_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorded:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(precompiled.subprocess, "Popen", FakeChild)
-    FakeChild.started = []
-    recorded = Recorded()
-    monkeypatch.setattr(precompiled, "load_package", recorded)
-    return recorded
 
 
 def _ahead(path: Path, **options: object) -> NetEvaluator:

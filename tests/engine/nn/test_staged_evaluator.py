@@ -18,8 +18,9 @@ from engine.nn.loading import EvaluatorOptions, load_evaluator
 from engine.nn.networks import bundled_model
 from engine.nn.numpy_net import load_numpy_model
 from engine.nn.staged_evaluator import StagedEvaluator
+from tests.engine.nn.compile_fakes import FakeChild, Recorded
 from tests.engine.nn.test_evaluator import TwoPlanes, _positions
-from tests.engine.nn.test_precompiled import FakeChild, Recorded, _model, fake_compiles  # noqa: F401 -- a fixture
+from tests.engine.nn.test_precompiled import _model
 
 
 def _staged(path: Path) -> StagedEvaluator:
