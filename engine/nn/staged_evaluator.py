@@ -7,8 +7,8 @@ first ``genmove`` at once. :class:`StagedEvaluator` therefore starts on the nump
 network compiled ahead of time for that size (:mod:`engine.nn.precompiled`: a separate process, or the
 package already in the user's cache). Evaluations move to torch only when its compiled form for the board
 size is there (or, where torch does not compile ahead of time, such as on bf16 hardware, as soon as it is
-loaded): the eager torch network is no faster than the numpy one on the small networks this serves. Both
-forms give the same outputs to float tolerance, and both sit behind one cache.
+loaded): the eager torch network runs the bundled networks at 0.9-1.2x the numpy one's speed, the compiled
+one at about 1.5x. Both forms give the same outputs to float tolerance, and both sit behind one cache.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class StagedEvaluator(NumpyEvaluator):
             sizes, self._sizes = self._sizes, set()
         for size in sorted(sizes):
             network.compile_ahead(size)
-        log.info("network: %r, until then numpy", network)
+        log.info("network: %r loaded (moves run on it once it is compiled for their board size)", network)
 
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
         network = self._torch
