@@ -12,12 +12,13 @@ one left running.
 
 *Cold* runs get empty caches, as after a fresh install: ``NUMBA_CACHE_DIR``
 (the kernels), ``TORCHINDUCTOR_CACHE_DIR`` and ``XDG_CACHE_HOME`` (the
-network compiled ahead of time, :mod:`engine.nn.precompiled`) and
-``PYTHONPYCACHEPREFIX`` (the modules' bytecode, written even where
-``PYTHONDONTWRITEBYTECODE`` is set) point at a new temporary folder; the
-compile a cold start leaves running is stopped before the next start. *Warm*
-runs share such a folder, filled by one untimed start first and the compile it
-started (an installed engine started again).
+network compiled ahead of time, :mod:`engine.nn.precompiled`) point at a new
+temporary folder; the compile a cold start leaves running is stopped before
+the next start. *Warm* runs share such a folder, filled by one untimed start
+first and the compile it started (an installed engine started again). Either
+kind finds the modules byte-compiled, as an installed engine has them: the
+bytecode is written beside the sources even where ``PYTHONDONTWRITEBYTECODE``
+is set.
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ def time_startup(size: int, caches: Path, gtp_args: list[str], timeout: float) -
     Raises BenchError when the engine fails or does not answer in ``timeout`` seconds.
     """
     command, env = engine_process("gtp", *gtp_args, NUMBA_CACHE_DIR=str(caches / "numba"),
-                                  TORCHINDUCTOR_CACHE_DIR=str(caches / "inductor"), XDG_CACHE_HOME=str(caches),
-                                  PYTHONPYCACHEPREFIX=str(caches / "bytecode"))
+                                  TORCHINDUCTOR_CACHE_DIR=str(caches / "inductor"), XDG_CACHE_HOME=str(caches))
     env.pop("PYTHONDONTWRITEBYTECODE", None)   # an installed engine has its modules byte-compiled
     script = f"1 name\n2 boardsize {size}\n3 clear_board\n4 genmove b\n5 genmove w\n6 genmove b\n7 quit\n"
     marks = {"1": "protocol_s", "2": "ready_s", **{ident: ident for ident in _GENMOVES}}
