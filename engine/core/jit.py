@@ -49,18 +49,14 @@ def _load_array_registry_without_blas() -> None:
     kernel that did would fail to compile, saying that it needs SciPy). The check is answered without
     importing SciPy; SciPy itself stays importable for anything else in the process.
     """
-    if "numba.np.arraymath" in sys.modules or numba.config.DISABLE_JIT:
-        return
     blas = "scipy.linalg.cython_blas"
-    saved = sys.modules.get(blas)
+    if "numba.np.arraymath" in sys.modules or blas in sys.modules or numba.config.DISABLE_JIT:
+        return   # loaded already, or SciPy's BLAS is (numba will find it at no cost)
     sys.modules[blas] = None   # type: ignore[assignment]  # an import of it raises ImportError at once
     try:
         importlib.import_module("numba.np.arraymath")   # registers numba's array functions
     finally:
-        if saved is None:
-            del sys.modules[blas]
-        else:
-            sys.modules[blas] = saved
+        del sys.modules[blas]
 
 
 _load_array_registry_without_blas()
