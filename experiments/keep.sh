@@ -29,7 +29,7 @@ KEEP_LOOP_RUN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/loop_run.py"
 keep_loop() {  # $1: an `engine loop` run folder, $2: where to keep it: the run in $2/loop, its ratings and plot in $2
     mkdir -p "$2"
     python "$KEEP_LOOP_RUN" save "$1" "$2/loop"
-    for name in ratings.md progress.png; do
+    for name in ratings.md progress.png search.png; do
         if [ -f "$1/$name" ]; then cp "$1/$name" "$2/$name"; fi
     done
 }
