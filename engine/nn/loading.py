@@ -99,26 +99,22 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
     from encoders import get_encoder
 
     path = model_path(path)
-    if options.runtime == "numpy":
+    staged = _staged(options)
+    if options.runtime == "numpy" or staged:
         from engine.nn.numpy_evaluator import NumpyEvaluator
         from engine.nn.numpy_net import load_numpy_model
+        from engine.nn.staged_evaluator import StagedEvaluator
 
         if options.device not in (None, "cpu") or options.dtype not in ("auto", "fp32"):
             raise ValueError(f"the numpy runtime runs float32 on the cpu, not {options.dtype} on "
                              f"{options.device}")
         numpy_model = load_numpy_model(path, expect_game=rules.game, expect_size=rules.size)
         encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
-        return NumpyEvaluator(numpy_model, encoder, random_symmetry=options.random_symmetry,
-                              cache_size=options.cache_size, seed=options.seed, decisive=options.decisive)
-    if _staged(options):
-        from engine.nn.numpy_net import load_numpy_model
-        from engine.nn.staged_evaluator import StagedEvaluator
-
-        numpy_model = load_numpy_model(path, expect_game=rules.game, expect_size=rules.size)
-        encoder = get_encoder(numpy_model.info.encoder, rules, numpy_model.info.num_planes)
-        return StagedEvaluator(numpy_model, encoder, path, device=options.device, dtype=options.dtype,
-                               random_symmetry=options.random_symmetry, cache_size=options.cache_size,
-                               seed=options.seed, decisive=options.decisive)
+        common = dict(random_symmetry=options.random_symmetry, cache_size=options.cache_size, seed=options.seed,
+                      decisive=options.decisive)
+        if staged:
+            return StagedEvaluator(numpy_model, encoder, path, device=options.device, dtype=options.dtype, **common)
+        return NumpyEvaluator(numpy_model, encoder, **common)
     from engine.nn import model_file
     from engine.nn.evaluator import NetEvaluator
 
