@@ -65,13 +65,13 @@ def superko_banned(game: Game) -> np.ndarray:
 class Encoder:
     """Base class of the encoders: one subclass per encoding, bound to one rules value.
 
-    Subclasses set the class attributes and implement :meth:`_fill`, a kernel
-    call that writes the planes of a stacked batch into a zeroed output.
+    Subclasses set the class attributes (planes are ``uint8`` 0/1 unless they say otherwise) and implement
+    :meth:`_fill`, a kernel call that writes the planes of a stacked batch into a zeroed output.
     """
 
     name: ClassVar[str]
     num_planes: ClassVar[int]
-    dtype: ClassVar[np.dtype]
+    dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
     games: ClassVar[tuple[str, ...]]
     uses_ko: ClassVar[bool] = False   # whether ``banned`` (superko) points are part of the planes
     rows: ClassVar[int] = ROWS        # the kernel reads ``cells[:, :rows]`` only (STONES is row 0)

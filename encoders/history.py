@@ -52,7 +52,6 @@ class Zero17Encoder(Encoder):
 
     name = "zero17"
     num_planes = 17
-    dtype = np.dtype(np.uint8)
     games = ("go", "gomoku")
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
@@ -64,7 +63,6 @@ class LZ18Encoder(Encoder):
 
     name = "lz18"
     num_planes = 18
-    dtype = np.dtype(np.uint8)
     games = ("go",)
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:

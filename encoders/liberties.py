@@ -36,7 +36,7 @@ __all__ = ["SevenPlaneEncoder", "ElevenPlaneEncoder", "FifteenPlaneEncoder"]
 
 
 @njit(cache=True)
-def liberty_kernel(cells, info, size, point_action, banned, buckets, colour_planes, out):
+def liberty_kernel(cells, info, action_point, point_action, banned, buckets, colour_planes, out):
     """Fill ``out[B, C, N*N]`` (zeroed).
 
     Own stones go to plane ``min(libs, buckets) - 1``, opponent stones to
@@ -44,26 +44,23 @@ def liberty_kernel(cells, info, size, point_action, banned, buckets, colour_plan
     planes are black-to-move and white-to-move; the last plane is ko.
     ``banned`` is ``bool[B, N*N]``, or ``bool[0, N*N]`` for none.
     """
-    width = size + 2
+    points = action_point.shape[0]
     ko_plane = out.shape[1] - 1
-    code = np.empty(size * size, dtype=np.int16)  # +libs own stone, -libs opponent stone, 0 empty
+    code = np.empty(points, dtype=np.int16)  # +libs own stone, -libs opponent stone, 0 empty
     for b in range(cells.shape[0]):
         me = info[b, TO_PLAY]
         opp = 3 - me
         stones = cells[b, STONES]
         head = cells[b, HEAD]
         libs = cells[b, LIBS]
-        for row in range(size):
-            src = (row + 1) * width + 1
-            dst = row * size
-            for col in range(size):
-                p = src + col
-                s = stones[p]
-                code[dst + col] = min(libs[head[p]], buckets) * (np.int16(s == me) - np.int16(s == opp))
+        for a in range(points):
+            p = action_point[a]
+            s = stones[p]
+            code[a] = min(libs[head[p]], buckets) * (np.int16(s == me) - np.int16(s == opp))
         for n in range(1, buckets + 1):  # branch-free passes over contiguous planes vectorise
             own = out[b, n - 1]
             theirs = out[b, buckets + n - 1]
-            for a in range(size * size):
+            for a in range(points):
                 own[a] = code[a] == n
                 theirs[a] = code[a] == -n
         if colour_planes:
@@ -72,13 +69,13 @@ def liberty_kernel(cells, info, size, point_action, banned, buckets, colour_plan
         if ko != 0:
             out[b, ko_plane, point_action[ko]] = 1
         if banned.shape[0] > 0:
-            for a in range(size * size):
+            for a in range(points):
                 if banned[b, a]:
                     out[b, ko_plane, a] = 1
 
 
 @njit(cache=True)
-def recent_moves_kernel(cells, info, size, first_plane, count, out):
+def recent_moves_kernel(cells, info, action_point, first_plane, count, out):
     """Mark where each of the last ``count`` moves was played in ``out[B, first_plane + t - 1, N*N]``.
 
     The move ``t`` plies ago is the one point that holds a stone on the board
@@ -86,7 +83,6 @@ def recent_moves_kernel(cells, info, size, first_plane, count, out):
     only empty points, so they never look like a move). A pass changes
     nothing; setup stones, which appear many at once, mark nothing.
     """
-    width = size + 2
     for b in range(cells.shape[0]):
         ring = info[b, RING]
         for t in range(1, count + 1):
@@ -94,12 +90,11 @@ def recent_moves_kernel(cells, info, size, first_plane, count, out):
             older = HISTORY + (ring - t + HISTORY_LEN) % HISTORY_LEN
             found = -1
             several = False
-            for row in range(size):
-                for col in range(size):
-                    p = (row + 1) * width + col + 1
-                    if cells[b, newer, p] != EMPTY and cells[b, older, p] == EMPTY:
-                        several = several or found >= 0
-                        found = row * size + col
+            for a in range(action_point.shape[0]):
+                p = action_point[a]
+                if cells[b, newer, p] != EMPTY and cells[b, older, p] == EMPTY:
+                    several = several or found >= 0
+                    found = a
             if found >= 0 and not several:
                 out[b, first_plane + t - 1, found] = 1
 
@@ -108,7 +103,6 @@ class _LibertyEncoder(Encoder):
     """Stones by their chain's liberties (``buckets`` planes a side), then with ``colour_planes`` one plane per
     colour to move, then the ko plane: the planes of :func:`liberty_kernel`."""
 
-    dtype = np.dtype(np.uint8)
     games = ("go",)
     uses_ko = True
     rows = LIBS + 1
@@ -116,7 +110,8 @@ class _LibertyEncoder(Encoder):
     colour_planes: ClassVar[bool]
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        liberty_kernel(cells, info, self.size, self.geo.point_action, banned, self.buckets, self.colour_planes, out)
+        geo = self.geo
+        liberty_kernel(cells, info, geo.action_point, geo.point_action, banned, self.buckets, self.colour_planes, out)
 
 
 class SevenPlaneEncoder(_LibertyEncoder):
@@ -148,4 +143,4 @@ class FifteenPlaneEncoder(ElevenPlaneEncoder):
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
         eleven = ElevenPlaneEncoder.num_planes   # the liberty kernel writes its ko plane last: give it eleven
         super()._fill(cells, info, banned, out[:, :eleven])
-        recent_moves_kernel(cells, info, self.size, eleven, self.recent_moves, out)
+        recent_moves_kernel(cells, info, self.geo.action_point, eleven, self.recent_moves, out)

@@ -25,21 +25,17 @@ __all__ = ["Orbs8Encoder"]
 
 
 @njit(cache=True)
-def orbs8_kernel(cells, info, size, out):
+def orbs8_kernel(cells, info, action_point, out):
     """``out[B, 8, N*N]`` (zeroed): own cells by orbs (1, 2, >= 3), the opponent's, black to move, white to move."""
-    width = size + 2
     for b in range(cells.shape[0]):
         me = info[b, TO_PLAY]
         stones = cells[b, STONES]
         orbs = cells[b, ORBS]
-        for row in range(size):
-            src = (row + 1) * width + 1
-            dst = row * size
-            for col in range(size):
-                owner = stones[src + col]
-                if owner != EMPTY:
-                    plane = (0 if owner == me else 3) + min(orbs[src + col], 3) - 1
-                    out[b, plane, dst + col] = 1
+        for a in range(action_point.shape[0]):
+            p = action_point[a]
+            if stones[p] != EMPTY:
+                plane = (0 if stones[p] == me else 3) + min(orbs[p], 3) - 1
+                out[b, plane, a] = 1
         out[b, 6 if me == BLACK else 7, :] = 1
 
 
@@ -48,9 +44,8 @@ class Orbs8Encoder(Encoder):
 
     name = "orbs8"
     num_planes = 8
-    dtype = np.dtype(np.uint8)
     games = ("chain-reaction",)
     rows = ORBS + 1
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
-        orbs8_kernel(cells, info, self.size, out)
+        orbs8_kernel(cells, info, self.geo.action_point, out)

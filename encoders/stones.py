@@ -83,7 +83,6 @@ class Gomoku4Encoder(Encoder):
 
     name = "gomoku4"
     num_planes = 4
-    dtype = np.dtype(np.uint8)
     games = ("gomoku",)
     rows = STONES + 1
 
