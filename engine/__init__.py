@@ -118,6 +118,8 @@ _HOMES = {
     "compile_ahead": "engine.nn.loading",
     "load_model": "engine.nn.loading",
     "read_info": "engine.nn.loading",
+    # engine.nn.cold_start (no torch)
+    "start_kernel_compiler": "engine.nn.cold_start",
     # engine.nn.networks
     "bundled_model": "engine.nn.networks",
     "LARGE_GO_BOARD": "engine.nn.networks",

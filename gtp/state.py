@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -52,6 +53,7 @@ from engine import (
     load_evaluator,
     nodes_within,
     playout_ownership,
+    start_kernel_compiler,
     stone_status,
 )
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
@@ -238,12 +240,15 @@ class EngineState:
             log.info("bundled Go networks: %s below %dx%d, %s from there up (a boardsize command switches)",
                      bundled_model(Rules.go(LARGE_GO_BOARD - 1)), LARGE_GO_BOARD, LARGE_GO_BOARD,
                      bundled_model(Rules.go(LARGE_GO_BOARD)))
+        compiler = start_kernel_compiler(self.rules, model)
         if background:
-            threading.Thread(target=self._warm_up, name="engine-warm-up", daemon=True).start()
+            threading.Thread(target=self._warm_up, args=(compiler,), name="engine-warm-up", daemon=True).start()
         else:
-            self._warm_up()
+            self._warm_up(compiler)
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, kernel_compiler: subprocess.Popen[bytes] | None = None) -> None:
+        """Load the evaluator and run a first search (compiling the kernels: :mod:`engine.nn.cold_start` has a
+        second process compile some of them on a cold cache); then reap that process."""
         started = time.perf_counter()
         try:
             model = self.config.model_for(self.rules)
@@ -267,6 +272,12 @@ class EngineState:
             log.error("%s", self._error, exc_info=not isinstance(exc, EngineError))
         finally:
             self._ready.set()
+            if kernel_compiler is not None:
+                try:
+                    kernel_compiler.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    kernel_compiler.kill()
+                    kernel_compiler.wait()
 
     def wait_ready(self) -> None:
         self._ready.wait()

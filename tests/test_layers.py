@@ -46,7 +46,7 @@ CLICK_USERS = ("engine.cli",)
 # import neither torch nor a module of engine.nn outside this list (functions may, for the torch runtimes).
 TORCH_FREE = ("engine.nn", "engine.nn.config", "engine.nn.model_format", "engine.nn.cached_evaluator",
               "engine.nn.numpy_net", "engine.nn.numpy_evaluator", "engine.nn.blas", "engine.nn.loading",
-              "engine.nn.networks")
+              "engine.nn.networks", "engine.nn.cold_start")
 
 
 def _module_name(path: Path) -> str:

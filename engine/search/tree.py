@@ -65,7 +65,7 @@ from engine.core.types import BLACK
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
            "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup",
-           "compact_subtree", "principal_variation", "root_children_of", "Tree"]
+           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_rules_free_kernels"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
@@ -541,3 +541,28 @@ class Tree:
         compact_subtree(self.ints, self.floats, child, root_legal, ints, floats, self.count, old_of_new)
         self.ints, self.floats = ints, floats
         return old_of_new
+
+
+def compile_rules_free_kernels() -> None:
+    """Compile (or load from the cache) the kernels here that call no rules, for the argument types the search
+    passes them (:class:`Tree`; ``Search._select``, whose :func:`select_leaves` calls the private ones;
+    ``Search.complete``; the ownership pool), on a throwaway two-child tree.
+
+    A second process runs this on a cold start (:mod:`engine.nn.cold_start`). The kernels that
+    :func:`select_leaves` calls come first, as its compile types them soon after it starts.
+    """
+    tree = Tree(8, 8)
+    ints, floats, root, child = tree.ints, tree.floats, np.int64(0), np.int64(1)
+    _best_child(ints, floats, root, 1.0, 0.0, math.nan, 0.0, 0.0, 1.0, 0.0)
+    _backup(ints, floats, root, 0.0, False, 0.0, 0.0)
+    _backup_exact(ints, floats, root, False)
+    _release(ints, root)
+    _prove(ints, root, 0.0)
+    legal = np.ones((1, 2), dtype=np.bool_)
+    expand_and_backup(ints, floats, tree.count, np.zeros(1, dtype=np.int64), 1, legal,
+                      np.full((1, 2), 0.5, dtype=np.float32), np.zeros(1, dtype=np.float32),
+                      np.zeros((0, 2), dtype=np.float32), np.zeros(0, dtype=np.bool_))
+    _prove_parent(ints, child)
+    principal_variation(ints, 0, np.zeros(2, dtype=np.int64))
+    root_children_of(ints, np.arange(2, dtype=np.int64), np.empty(2, dtype=np.int64))
+    tree.reroot(0, legal[0])
