@@ -1,10 +1,11 @@
-"""A cold start's second compiler: the kernels of a first search that call no rules, compiled by a child
-process while the front end compiles the rest.
+"""A cold start's second compiler: the kernels of a first search that it does not need first, compiled by a
+child process while the front end compiles the rest.
 
 On a fresh install a front end's first search compiles about 16 CPU seconds of kernels one after another:
-the selection kernel with every rules kernel it calls, then the tree's other kernels and the network's input
-encoder. Those last depend on nothing the first compile makes, so :func:`start_kernel_compiler` starts this
-module as a child process that compiles them on another core into the same on-disk cache
+the legal moves and superko hashes, the selection kernel with the rules kernels that play its moves, then
+what it calls to value a finished game, the tree's backup, expansion and re-rooting, the network's input
+encoder and the check of the move played. :func:`start_kernel_compiler` starts this module as a child process
+that compiles all of those but the first three, on another core, into the same on-disk cache
 (:mod:`engine.core.jit`): the front end, reaching them, loads them from the cache in milliseconds. One it
 reaches first it compiles itself, as it would have done anyway; a lost race costs only the child's time.
 Nothing starts where the cache has them, or on a single core.
@@ -25,20 +26,21 @@ import numpy as np
 
 from encoders import get_encoder
 from engine.core.board import INFO_LEN, ROWS
+from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.nn.model_format import is_leela_zero, read_info
-from engine.search.tree import compile_rules_free_kernels, expand_and_backup
+from engine.search.tree import compile_kernels_beside_selection, expand_and_backup
 
-__all__ = ["start_kernel_compiler", "rules_free_kernels_cached", "compile_kernels"]
+__all__ = ["start_kernel_compiler", "second_compiler_kernels_cached", "compile_kernels"]
 
 log = logging.getLogger(__name__)
 
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def rules_free_kernels_cached() -> bool:
-    """Whether the on-disk cache holds the tree's kernels for this source (the expansion kernel stands for them).
-    Reads the cache's index as numba does; where that fails, says False."""
+def second_compiler_kernels_cached() -> bool:
+    """Whether the on-disk cache holds what the second compiler compiles for this source (the tree's expansion
+    kernel stands for it). Reads the cache's index as numba does; where that fails, says False."""
     try:
         return bool(expand_and_backup._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001 -- numba internals: an unreadable index reads as a cold cache
@@ -46,24 +48,26 @@ def rules_free_kernels_cached() -> bool:
 
 
 def compile_kernels(rules: Rules, model: str | None) -> None:
-    """Compile the tree's rules-free kernels, then the input encoder of ``model`` (a model file of ours, for
-    ``rules``) as the search calls it."""
-    compile_rules_free_kernels()
+    """Compile what a first search under ``rules`` does not need first: the search's kernels beside selection,
+    the input encoder of ``model`` (a model file of ours) as the search calls it, and the check of a move."""
+    position = Position(rules)
+    compile_kernels_beside_selection(position)
     if model is not None and not is_leela_zero(model):   # (Leela Zero weights: reading them needs torch)
         encoder = get_encoder(read_info(model).encoder, rules)
         points = encoder.geo.num_points
         encoder.encode_arrays(np.zeros((1, ROWS, points), dtype=np.int16), np.zeros((1, INFO_LEN), dtype=np.int64))
+    position.check(int(np.flatnonzero(position.legal_mask())[0]))
 
 
 def start_kernel_compiler(rules: Rules, model: str | os.PathLike[str] | None) -> subprocess.Popen[bytes] | None:
-    """Start the child that compiles the rules-free kernels (and ``model``'s encoder), unless the cache has them
+    """Start the second compiler for a first search under ``rules`` with ``model``, unless the cache has its kernels
     already, kernels are not compiled (``NUMBA_DISABLE_JIT``) or this process may use one core only."""
-    if numba.config.DISABLE_JIT or len(os.sched_getaffinity(0)) < 2 or rules_free_kernels_cached():
+    if numba.config.DISABLE_JIT or len(os.sched_getaffinity(0)) < 2 or second_compiler_kernels_cached():
         return None
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_SOURCE_ROOT),
                                                                              os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "engine.nn.cold_start", str(rules), *([] if model is None else [str(model)])]
-    log.info("compiling the search's rules-free kernels in a second process (a cold cache)")
+    log.info("a cold kernel cache: compiling some of the search's kernels in a second process")
     return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=environment)
 

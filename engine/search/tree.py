@@ -58,14 +58,15 @@ import time
 import numpy as np
 
 from engine.core.board import PASS_POINT, TO_PLAY, copy_array
-from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, play_point
+from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, pack_rules, play_point
 from engine.core.jit import njit
+from engine.core.position import Position
 from engine.core.types import BLACK
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
            "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup",
-           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_rules_free_kernels"]
+           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
@@ -543,13 +544,14 @@ class Tree:
         return old_of_new
 
 
-def compile_rules_free_kernels() -> None:
-    """Compile (or load from the cache) the kernels here that call no rules, for the argument types the search
-    passes them (:class:`Tree`; ``Search._select``, whose :func:`select_leaves` calls the private ones;
-    ``Search.complete``; the ownership pool), on a throwaway two-child tree.
+def compile_kernels_beside_selection(position: Position) -> None:
+    """Compile (or load from the cache) the kernels of a search under ``position``'s rules other than
+    :func:`select_leaves` itself and the moves it plays, for the argument types the search passes them
+    (``Search._select``, whose :func:`select_leaves` calls the private ones on a leaf's state like
+    ``position``'s; ``Search.complete``; the ownership pool; :class:`Tree`), on a throwaway two-child tree.
 
-    A second process runs this on a cold start (:mod:`engine.nn.cold_start`). The kernels that
-    :func:`select_leaves` calls come first, as its compile types them soon after it starts.
+    A second process runs this on a cold start (:mod:`engine.nn.cold_start`). What :func:`select_leaves` calls
+    comes first, as its compile types those soon after it starts; then what runs after it.
     """
     tree = Tree(8, 8)
     ints, floats, root, child = tree.ints, tree.floats, np.int64(0), np.int64(1)
@@ -558,6 +560,9 @@ def compile_rules_free_kernels() -> None:
     _backup_exact(ints, floats, root, False)
     _release(ints, root)
     _prove(ints, root, 0.0)
+    geo, spec = position.geo, pack_rules(position.rules)
+    is_terminal(position.cells, position.info, spec)
+    _terminal(position.cells, position.info, geo.width, geo.action_point, spec, float(position.rules.komi))
     legal = np.ones((1, 2), dtype=np.bool_)
     expand_and_backup(ints, floats, tree.count, np.zeros(1, dtype=np.int64), 1, legal,
                       np.full((1, 2), 0.5, dtype=np.float32), np.zeros(1, dtype=np.float32),

@@ -1,5 +1,5 @@
-"""A cold start's second compiler: the kernels it compiles are the ones the front end's first search then loads
-from the cache instead of compiling, and it starts only where it can help."""
+"""A cold start's second compiler: the kernels it compiles are ones the front end's first search then loads from
+the cache instead of compiling, and it starts only where it can help."""
 
 from __future__ import annotations
 
@@ -31,20 +31,22 @@ class Compiles(event.Listener):
 
 event.register("numba:compile", Compiles())
 from engine import EvaluatorOptions, Game, Rules, Search, load_evaluator
-from engine.nn.cold_start import rules_free_kernels_cached
+from engine.nn.cold_start import second_compiler_kernels_cached
 
-print("cached" if rules_free_kernels_cached() else "cold")
+print("cached" if second_compiler_kernels_cached() else "cold")
 rules = Rules.go(9)
 game = Game(rules)
 search = Search(game, load_evaluator(rules, sys.argv[1], EvaluatorOptions(runtime="numpy")))
 result = search.run(24)
 game.play(result.best_action)
 search.set_game(game)   # tree reuse: the re-rooting kernels
+game.position.check(0)
 print(" ".join(compiled))
 """
 
-RULES_FREE = {"_best_child", "_backup", "_backup_exact", "_release", "_prove", "expand_and_backup",
-              "principal_variation", "compact_subtree", "liberty_kernel"}
+SECOND_COMPILERS = {"_best_child", "_backup", "_backup_exact", "_release", "_prove", "_terminal", "is_terminal",
+                    "_go_result", "lead_of", "region_owners", "_label_regions", "expand_and_backup",
+                    "principal_variation", "compact_subtree", "liberty_kernel", "check_move", "_go_check"}
 
 
 @pytest.mark.slow
@@ -58,13 +60,13 @@ def test_the_first_search_loads_what_the_second_compiler_compiled(tmp_path: Path
                            capture_output=True, text=True).stdout.splitlines()
     compiled = set(lines[1].split())
     assert lines[0] == "cached"
-    assert "select_leaves" in compiled, "the search's own rules kernels still compiled here: the cache was cold"
-    assert compiled & RULES_FREE == set(), "these compiled again: the second compiler typed them otherwise"
+    assert {"select_leaves", "go_play"} <= compiled, "selection and its moves still compiled here: the cache was cold"
+    assert compiled & SECOND_COMPILERS == set(), "these compiled again: the second compiler typed them otherwise"
 
 
 def test_it_starts_on_a_cold_cache_with_the_rules_and_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[list[str]] = []
-    monkeypatch.setattr(cold_start, "rules_free_kernels_cached", lambda: False)
+    monkeypatch.setattr(cold_start, "second_compiler_kernels_cached", lambda: False)
     monkeypatch.setattr(numba.config, "DISABLE_JIT", False)
     monkeypatch.setattr(cold_start.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(cold_start.subprocess, "Popen", lambda command, **kwargs: started.append(command) or "child")
@@ -75,7 +77,7 @@ def test_it_starts_on_a_cold_cache_with_the_rules_and_the_model(monkeypatch: pyt
 
 @pytest.mark.parametrize("why", ["cached", "one core", "no jit"])
 def test_it_does_not_start_where_it_cannot_help(monkeypatch: pytest.MonkeyPatch, why: str) -> None:
-    monkeypatch.setattr(cold_start, "rules_free_kernels_cached", lambda: why == "cached")
+    monkeypatch.setattr(cold_start, "second_compiler_kernels_cached", lambda: why == "cached")
     monkeypatch.setattr(numba.config, "DISABLE_JIT", why == "no jit")
     monkeypatch.setattr(cold_start.os, "sched_getaffinity", lambda pid: {0} if why == "one core" else {0, 1})
 
