@@ -41,25 +41,32 @@ from numba.core.caching import (
 __all__ = ["njit", "kernel_fingerprint", "KERNEL_ROOTS"]
 
 
-def _load_array_registry_without_blas() -> None:
-    """Load numba's array functions now, telling them there is no BLAS.
-
-    numba loads them with the first kernel it compiles or loads from its cache, and checks for a BLAS for
-    ``np.dot`` by importing ``scipy.linalg``: 0.4 s of every start, for a function no kernel here uses (a
-    kernel that did would fail to compile, saying that it needs SciPy). The check is answered without
-    importing SciPy; SciPy itself stays importable for anything else in the process.
-    """
-    blas = "scipy.linalg.cython_blas"
-    if "numba.np.arraymath" in sys.modules or blas in sys.modules or numba.config.DISABLE_JIT:
-        return   # loaded already, or SciPy's BLAS is (numba will find it at no cost)
-    sys.modules[blas] = None   # type: ignore[assignment]  # an import of it raises ImportError at once
+def _import_without(module: str, library: str) -> None:
+    """Import numba's ``module`` now with ``library`` unimportable, unless either is loaded already (then numba
+    finds ``library`` at no cost) or kernels are plain Python."""
+    if module in sys.modules or library in sys.modules or numba.config.DISABLE_JIT:
+        return
+    sys.modules[library] = None   # type: ignore[assignment]  # an import of it raises ImportError at once
     try:
-        importlib.import_module("numba.np.arraymath")   # registers numba's array functions
+        importlib.import_module(module)
     finally:
-        del sys.modules[blas]
+        del sys.modules[library]
 
 
-_load_array_registry_without_blas()
+def _load_numba_support_without_unused_libraries() -> None:
+    """Load two parts of numba now, telling them that a library no kernel here uses is not there.
+
+    numba loads its array functions with the first kernel it compiles or loads from its cache, and checks for a
+    BLAS for ``np.dot`` by importing ``scipy.linalg``: 0.4 s of every start (a kernel that used ``np.dot``
+    would fail to compile, saying that it needs SciPy). Typing a value it has no rule for, it loads its CFFI
+    support, which imports ``cffi`` and ``pycparser`` and builds a parser: 0.05 s (a kernel could not call a
+    CFFI function). Both libraries stay importable for anything else in the process.
+    """
+    _import_without("numba.np.arraymath", "scipy.linalg.cython_blas")
+    _import_without("numba.core.typing.cffi_utils", "cffi")
+
+
+_load_numba_support_without_unused_libraries()
 
 _REPO = Path(__file__).resolve().parents[2]
 KERNEL_ROOTS = (_REPO / "engine", _REPO / "encoders")

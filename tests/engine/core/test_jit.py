@@ -111,3 +111,33 @@ def test_a_go_playout_compiles_no_other_games_rules(tmp_path: Path) -> None:
     compiled = subprocess.run([sys.executable, "-c", _GO_PLAYOUTS], env=env, capture_output=True, text=True,
                               check=True, timeout=600).stdout.split()
     assert compiled == ["1", "0", "0", "0"]
+
+
+UNUSED_LIBRARIES = """
+import sys
+{before}
+import engine.core.jit
+from numba.core.typing import cffi_utils
+import numba.np.arraymath
+from engine import Game, Rules
+Game(Rules.go(5)).legal_mask()   # a kernel loaded or compiled, and a typing of values
+print(sorted(name for name in ("scipy.linalg", "cffi", "pycparser") if name in sys.modules), cffi_utils.SUPPORTED)
+import cffi
+print(cffi.FFI is not None)
+"""
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="kernels are plain Python: numba's support is not loaded")
+def test_numba_loads_without_the_libraries_no_kernel_uses() -> None:
+    pytest.importorskip("cffi")
+    lines = subprocess.run([sys.executable, "-c", UNUSED_LIBRARIES.format(before="")], check=True,
+                           capture_output=True, text=True, timeout=300).stdout.splitlines()
+    assert lines == ["[] False", "True"], "neither SciPy's linear algebra nor cffi loaded; both still importable"
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="kernels are plain Python: numba's support is not loaded")
+def test_numba_keeps_a_library_the_process_had_loaded() -> None:
+    pytest.importorskip("cffi")
+    lines = subprocess.run([sys.executable, "-c", UNUSED_LIBRARIES.format(before="import cffi")], check=True,
+                           capture_output=True, text=True, timeout=300).stdout.splitlines()
+    assert lines[0].endswith("True"), "numba's CFFI support works where the process brought cffi"
