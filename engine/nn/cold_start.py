@@ -59,10 +59,15 @@ def compile_kernels(rules: Rules, model: str | None) -> None:
     position.check(int(np.flatnonzero(position.legal_mask())[0]))
 
 
+def _usable_cores() -> int:
+    """The cores this process may run on (where the system says; else the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def start_kernel_compiler(rules: Rules, model: str | os.PathLike[str] | None) -> subprocess.Popen[bytes] | None:
     """Start the second compiler for a first search under ``rules`` with ``model``, unless the cache has its kernels
     already, kernels are not compiled (``NUMBA_DISABLE_JIT``) or this process may use one core only."""
-    if numba.config.DISABLE_JIT or len(os.sched_getaffinity(0)) < 2 or second_compiler_kernels_cached():
+    if numba.config.DISABLE_JIT or _usable_cores() < 2 or second_compiler_kernels_cached():
         return None
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_SOURCE_ROOT),
                                                                              os.environ.get("PYTHONPATH")]))}

@@ -68,7 +68,7 @@ def test_it_starts_on_a_cold_cache_with_the_rules_and_the_model(monkeypatch: pyt
     started: list[list[str]] = []
     monkeypatch.setattr(cold_start, "second_compiler_kernels_cached", lambda: False)
     monkeypatch.setattr(numba.config, "DISABLE_JIT", False)
-    monkeypatch.setattr(cold_start.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(cold_start, "_usable_cores", lambda: 2)
     monkeypatch.setattr(cold_start.subprocess, "Popen", lambda command, **kwargs: started.append(command) or "child")
     assert cold_start.start_kernel_compiler(Rules.go(13), "net.safetensors") == "child"
     assert started[0][1:] == ["-m", "engine.nn.cold_start", str(Rules.go(13)), "net.safetensors"]
@@ -79,7 +79,7 @@ def test_it_starts_on_a_cold_cache_with_the_rules_and_the_model(monkeypatch: pyt
 def test_it_does_not_start_where_it_cannot_help(monkeypatch: pytest.MonkeyPatch, why: str) -> None:
     monkeypatch.setattr(cold_start, "second_compiler_kernels_cached", lambda: why == "cached")
     monkeypatch.setattr(numba.config, "DISABLE_JIT", why == "no jit")
-    monkeypatch.setattr(cold_start.os, "sched_getaffinity", lambda pid: {0} if why == "one core" else {0, 1})
+    monkeypatch.setattr(cold_start, "_usable_cores", lambda: 1 if why == "one core" else 2)
 
     def popen(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("started")
