@@ -22,14 +22,9 @@ import sys
 from pathlib import Path
 
 import numba
-import numpy as np
 
-from encoders import get_encoder
-from engine.core.board import INFO_LEN, ROWS
-from engine.core.position import Position
 from engine.core.rules import Rules
-from engine.nn.model_format import is_leela_zero, read_info
-from engine.search.tree import compile_kernels_beside_selection, expand_and_backup
+from engine.search.tree import expand_and_backup
 
 __all__ = ["start_kernel_compiler", "second_compiler_kernels_cached", "compile_kernels"]
 
@@ -49,7 +44,16 @@ def second_compiler_kernels_cached() -> bool:
 
 def compile_kernels(rules: Rules, model: str | None) -> None:
     """Compile what a first search under ``rules`` does not need first: the search's kernels beside selection,
-    the input encoder of ``model`` (a model file of ours) as the search calls it, and the check of a move."""
+    the input encoder of ``model`` (a model file of ours) as the search calls it, and the check of a move.
+    (Imported here: the front end that starts this process needs none of it.)"""
+    import numpy as np
+
+    from encoders import get_encoder
+    from engine.core.board import INFO_LEN, ROWS
+    from engine.core.position import Position
+    from engine.nn.model_format import is_leela_zero, read_info
+    from engine.search.tree import compile_kernels_beside_selection
+
     position = Position(rules)
     compile_kernels_beside_selection(position)
     if model is not None and not is_leela_zero(model):   # (Leela Zero weights: reading them needs torch)
