@@ -49,6 +49,19 @@ def test_bench_rules_plays_renju() -> None:
     assert json.loads(result.output)["rules"].startswith("renju")
 
 
+def test_bench_threats_reads_every_position_of_its_games_for_both_sides() -> None:
+    from engine.bench.threats import GAMES
+
+    args = ["bench", "threats", "--depth", "2", "--budget", "20", "--seconds", "0.01", "--runs", "2", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["positions"] == sum(len(game.split()) - 1 for game in GAMES)
+    assert figures["reads"] == 2 * figures["positions"] and len(figures["threats_per_s_runs"]) == 2
+    # before each game's last move its winner can make five: every game holds a victory found
+    assert figures["victories_found"] >= len(GAMES) and figures["threats_per_s"] > 0
+
+
 @pytest.mark.parametrize("words", [["bench", "genmove", "--size", "5", "--visits", "8", "--batch", "4", "--moves", "2"],
                                    ["bench", "selfplay", "--size", "5", "--readouts", "8", "--parallel-games", "2",
                                     "--batch-size", "2", "--seconds", "1"]])

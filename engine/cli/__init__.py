@@ -68,6 +68,8 @@ _BENCH = {
     "encode": Lazy("engine.cli.bench:encode_command", "Batch feature encoding: positions/s."),
     "net": Lazy("engine.cli.bench:net_command", "Network forward passes: positions/s."),
     "search": Lazy("engine.cli.bench:search_command", "Tree search with a uniform evaluator: simulations/s."),
+    "threats": Lazy("engine.cli.bench:threats_command",
+                    "Gomoku's threat reading (victories by continuous threats): threats read/s."),
     "genmove": Lazy("engine.cli.bench:genmove_command",
                     "Whole genmoves with a network: visits/s, time outside the network."),
     "startup": Lazy("engine.cli.bench:startup_command",

@@ -29,7 +29,7 @@ from engine.cli.options import (
 from engine.cli.process import set_blas_threads_first, set_torch_threads
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command",
-           "startup_command", "selfplay_command", "train_command", "fuzz_command", "threads_command", "ponder_command",
+           "startup_command", "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command", "ponder_command",
            "analysis_command"]
 
 
@@ -335,6 +335,28 @@ def threads_command(model_path: str | None, size: int, visits: int, moves: int, 
     single = result["medians"]["threads 1, alone"]
     report(result, as_json, "\n".join(f"{key:32s} {value:8,.0f} visits/s  {100 * value / single:5.0f}% of threads 1 "
                                       "alone" for key, value in result["medians"].items()))
+
+
+@click.command("threats")
+@click.option("--rules", "variant", type=click.Choice(["freestyle", "standard", "renju"]), default="freestyle",
+              show_default=True, help="Gomoku rules the threats are read under.")
+@click.option("--depth", type=click.IntRange(1), default=None, help="Threats in a row [default: the guard's, 8].")
+@click.option("--budget", type=click.IntRange(1), default=None,
+              help="Threats read at most by one read [default: the guard's, 1000].")
+@_timed(1.0)
+@json_option
+def threats_command(variant: str, depth: int | None, budget: int | None, seconds: float, runs: int,
+                    as_json: bool) -> None:
+    """Gomoku's threat reading on positions of real games: threats read/s (median of several runs)."""
+    from engine.bench.threats import measure_threats
+    from engine.search.guard import VCT_BUDGET, VCT_DEPTH
+
+    result = _measured(measure_threats, variant, depth or VCT_DEPTH, budget or VCT_BUDGET, seconds, runs)
+    report(result, as_json,
+           f"{result['rules']}: {result['threats_per_s']:,.0f} threats read/s, {result['reads_per_s']:,.0f} reads/s "
+           f"({result['reads']} reads of {result['positions']} positions, depth {result['depth']}, budget "
+           f"{result['budget']}: {result['threats_per_pass']:,} threats, {result['victories_found']} victories "
+           f"found; median of {runs} runs of {seconds:g} s; first pass {result['warm_up_s']:.2f} s)")
 
 
 @click.command("ponder", context_settings={"ignore_unknown_options": True})

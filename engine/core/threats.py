@@ -23,7 +23,7 @@ from engine.core.gomoku import may_play, wins_at
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WHITE
 
-__all__ = ["winning_points", "vcf", "vct"]
+__all__ = ["winning_points", "vcf", "vct", "read_vct"]
 
 
 @njit(cache=True)
@@ -66,12 +66,35 @@ def _makes_four(stones, p, W, color, k, variant):
 
 
 @njit(cache=True, inline="always")
+def _line_support(stones, p, W, color, k):
+    """The most stones of ``color`` on one line through ``p`` within ``k - 1`` of it, each side read up to
+    the first point that is neither empty nor ``color``'s. A four made at ``p`` needs ``k - 2`` of them (its
+    window of ``k`` points holds ``p``, the point that wins and ``color``'s stones alone): a cheap test that
+    spares the exact one on most of the board."""
+    best = 0
+    for d in (1, W, W + 1, W - 1):
+        count = 0
+        for step in (d, -d):
+            q = p
+            for _ in range(k - 1):
+                q += step
+                c = stones[q]
+                if c == color:
+                    count += 1
+                elif c != EMPTY:
+                    break
+        if count > best:
+            best = count
+    return best
+
+
+@njit(cache=True, inline="always")
 def _next_four(stones, W, action_point, start, attacker, k, variant):
     """The first action from ``start`` on whose point is a four ``attacker`` may play, else the number of actions."""
     for a in range(start, action_point.shape[0]):
         p = action_point[a]
-        if stones[p] == EMPTY and _makes_four(stones, p, W, attacker, k, variant) \
-                and may_play(stones, W, p, attacker, k, variant):
+        if stones[p] == EMPTY and _line_support(stones, p, W, attacker, k) >= k - 2 \
+                and _makes_four(stones, p, W, attacker, k, variant) and may_play(stones, W, p, attacker, k, variant):
             return a
     return action_point.shape[0]
 
@@ -194,7 +217,7 @@ def _open_four_defences(stones, p, W, attacker, defender, k, variant, out, count
     fives = np.empty(8 * (k - 1), np.int64)
     for i in range(_empty_near(stones, p, W, attacker, k, near)):
         q = near[i]
-        if not may_play(stones, W, q, attacker, k, variant):
+        if _line_support(stones, q, W, attacker, k) < k - 2 or not may_play(stones, W, q, attacker, k, variant):
             continue
         stones[q] = attacker
         m = _fives_near(stones, q, W, attacker, k, variant, fives, 0)
@@ -381,17 +404,24 @@ def _vct_search(stones, W, action_point, attacker, k, variant, depth, budget):
 
 
 @njit(cache=True)
+def read_vct(stones, W, action_point, attacker, k, variant, depth, budget):
+    """:func:`vct`, with the threats it read: ``(first move or -1, threats read)``."""
+    points = np.empty(1, np.int64)
+    if winning_points(stones, W, action_point, attacker, k, variant, points) > 0:
+        return points[0], 0
+    left = budget
+    for limit in range(1, depth + 1):
+        move, left = _vct_search(stones, W, action_point, attacker, k, variant, limit, left)
+        if move >= 0 or left <= 0:
+            return move, budget - left
+    return -1, budget - left
+
+
+@njit(cache=True)
 def vct(stones, W, action_point, attacker, k, variant, depth, budget):
     """The first move of a victory by continuous threats for ``attacker``, who is to move: fours and
     threes (a three threatens an open four) that win whatever the defender replies, of at most ``depth``
     threats, reading at most ``budget`` threats in all; -1 when none is found within those bounds (which
     proves nothing). Iterative deepening finds the shortest such victory first and keeps one deep line
     from spending the whole budget."""
-    points = np.empty(1, np.int64)
-    if winning_points(stones, W, action_point, attacker, k, variant, points) > 0:
-        return points[0]
-    for limit in range(1, depth + 1):
-        move, budget = _vct_search(stones, W, action_point, attacker, k, variant, limit, budget)
-        if move >= 0 or budget <= 0:
-            return move
-    return -1
+    return read_vct(stones, W, action_point, attacker, k, variant, depth, budget)[0]

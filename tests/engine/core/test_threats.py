@@ -9,11 +9,11 @@ import pytest
 
 from engine.core.board import STONES, TO_PLAY, geometry
 from engine.core.coords import action_to_gtp, gtp_to_action
-from engine.core.dispatch import pack_rules, vcf_point, winning_point
+from engine.core.dispatch import VARIANT, WIN_LENGTH, pack_rules, vcf_point, winning_point
 from engine.core.game import Game
 from engine.core.gomoku import VARIANT_CODES
 from engine.core.rules import Rules
-from engine.core.threats import vcf, vct
+from engine.core.threats import read_vct, vcf, vct
 from engine.core.types import BLACK, WHITE, opponent
 from engine.search.guard import victory_point
 from tests.support.games import play_stones, random_positions
@@ -112,6 +112,20 @@ def _vct(game: Game, color: int | None = None, depth: int = 8, budget: int = 20_
     attacker = int(game.position.info[TO_PLAY]) if color is None else color
     action = victory_point(game, attacker, depth=depth, budget=budget)
     return None if action < 0 else action_to_gtp(action, game.rules.size)
+
+
+def test_read_vct_counts_the_threats_it_read_within_its_budget() -> None:
+    read_some = 0
+    for game in random_positions(FREESTYLE, 40, seed=5):
+        geo, spec = geometry(15), pack_rules(FREESTYLE)
+        stones, mover = game.position.cells[STONES], int(game.position.info[TO_PLAY])
+        args = (geo.width, geo.action_point, mover, spec[WIN_LENGTH], spec[VARIANT], 6)
+        move, read = read_vct(stones.copy(), *args, 300)
+        assert move == vct(stones.copy(), *args, 300) and 0 <= read <= 300
+        if read > 2:
+            read_some += 1
+            assert read_vct(stones.copy(), *args, read // 2)[1] <= read // 2
+    assert read_some >= 5
 
 
 # Black to move: J8 makes two open threes (G8-J8 and J8-J10); no four is on the board.
