@@ -50,12 +50,14 @@ UNLIMITED_MS = 2_147_483_647
 class Limits:
     """Gomocup's limits (its fast games by default): seconds a move and a game (0: none), bytes of memory;
     ``grace``: seconds past a limit that the manager still waits for an answer before it calls the brain
-    silent."""
+    silent; ``late_loses``: whether a move past a limit loses (Gomocup's rule; games played as training data
+    keep the move instead, as a loaded machine makes good brains late)."""
 
     turn: float = 5.0
     match: float = 120.0
     memory: int = 350 * 2 ** 20
     grace: float = 10.0
+    late_loses: bool = True
 
 
 def gomocup_rule(rules: Rules) -> int:
@@ -197,7 +199,7 @@ def play_piskvork_game(black: Sequence[str], white: Sequence[str], rules: Rules,
             action = _point(answer, rules.size)
             if action is None:
                 return _lost(result, color, f"forfeit: {brain.name} answered {answer!r}")
-            if seconds > limits.turn or left[color] < 0:
+            if limits.late_loses and (seconds > limits.turn or left[color] < 0):
                 return _lost(result, color, f"time: {brain.name} took {seconds:.2f} s "
                                             f"({max(0.0, left[color] + seconds):.2f} s of its match time left)")
             try:

@@ -45,6 +45,13 @@ def test_without_a_match_limit_only_the_turn_limit_counts() -> None:
     assert played.fault is None and played.game.is_over
 
 
+def test_games_played_as_data_keep_a_late_move() -> None:
+    late = FAKE + ["sleep:2:1.3"]
+    played = play_piskvork_game(FAKE, late, SMALL, [24], Limits(turn=1.0, match=30.0, grace=2.0, late_loses=False))
+    assert played.fault is None and played.game.is_over and played.outcome.reason != "time"
+    assert max(played.seconds[Color.WHITE]) > 1.0
+
+
 def test_gomocup_rules() -> None:
     assert [gomocup_rule(Rules.gomoku(15, 5, v)) for v in ("freestyle", "standard", "renju")] == [0, 1, 4]
     with pytest.raises(ValueError, match="five in a row"):
