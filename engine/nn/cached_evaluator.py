@@ -26,7 +26,7 @@ from engine.nn.config import NetConfig, NetOutput
 from engine.nn.model_format import ModelFormatError, ModelInfo
 from engine.search.evaluator import Evaluation, Positions, apply_decisive_moves, legal_masks, masked_softmax
 
-__all__ = ["Encoder", "CachedNetEvaluator", "Symmetries", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Encoder", "CachedNetEvaluator", "Symmetries", "RowCache", "DEFAULT_CACHE_SIZE"]
 
 DEFAULT_CACHE_SIZE = 1 << 15
 """Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value; 3 KB with ownership)."""
@@ -62,7 +62,11 @@ class Symmetries:
         """Symmetry ``ks[b]`` of ``planes[b]`` (``[B, C, N, N]``)."""
         batch, channels, n, _ = planes.shape
         flat = planes.reshape(batch, channels, n * n)
-        return np.take_along_axis(flat, self.source[ks][:, None, :], axis=2).reshape(planes.shape)
+        out = np.empty_like(flat)
+        for k in np.unique(ks):   # one gather per symmetry drawn: a third of a gather with an index per row
+            rows = np.flatnonzero(ks == k)
+            out[rows] = flat[rows][:, :, self.source[k]]
+        return out.reshape(planes.shape)
 
     def undo_points(self, values: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Map ``values[B, N*N]`` (one per point, e.g. ownership) computed on transformed boards back."""
@@ -71,6 +75,76 @@ class Symmetries:
     def undo_policy(self, logits: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Map ``logits[B, N*N + 1]`` computed on transformed boards back to the original boards."""
         return np.concatenate([self.undo_points(logits[:, :-1], ks), logits[:, -1:]], axis=1)
+
+
+class RowCache:
+    """Network outputs by position key in least-recently-used order, the rows kept in arrays preallocated per
+    head (grown by doubling up to ``capacity``): a batch is stored and read with one copy per head, not one
+    per position, so that a search's Python cost per leaf is a dictionary lookup."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._slots: OrderedDict[Hashable, int] = OrderedDict()
+        self._rows: NetOutput[np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def clear(self) -> None:
+        self._slots.clear()
+        self._rows = None
+
+    def lookup(self, keys: list[Hashable], out: NetOutput[np.ndarray]) -> list[int]:
+        """Fill the rows of ``out`` whose key is cached; return the indices of the others."""
+        todo, found, slots = [], [], []
+        for i, key in enumerate(keys):
+            slot = self._slots.get(key)
+            if slot is None:
+                todo.append(i)
+            else:
+                self._slots.move_to_end(key)
+                found.append(i)
+                slots.append(slot)
+        if found and self._rows is not None:
+            for rows, kept in zip(out, self._rows):
+                if rows is not None:
+                    rows[found] = kept[slots]
+        return todo
+
+    def store(self, keys: list[Hashable], fresh: NetOutput[np.ndarray]) -> None:
+        """Keep ``fresh``'s row ``i`` under ``keys[i]``, evicting the least recently used beyond ``capacity``."""
+        if not keys:
+            return
+        if self._rows is not None and self._rows.policy.shape[1:] != fresh.policy.shape[1:]:
+            self.clear()   # another board size
+        slots = []
+        for key in keys:
+            slot = self._slots.get(key)
+            if slot is not None:
+                self._slots.move_to_end(key)
+            elif len(self._slots) < self.capacity:
+                slot = len(self._slots)
+            else:
+                slot = self._slots.popitem(last=False)[1]
+            self._slots[key] = slot
+            slots.append(slot)
+        self._grow(max(slots) + 1, fresh)
+        assert self._rows is not None
+        for kept, rows in zip(self._rows, fresh):
+            if kept is not None:
+                kept[slots] = rows
+
+    def _grow(self, needed: int, like: NetOutput[np.ndarray]) -> None:
+        held = 0 if self._rows is None else len(self._rows.value)
+        if needed <= held:
+            return
+        size = min(self.capacity, max(needed, 2 * held, 256))
+        grown = like.map(lambda rows: np.empty((size, *rows.shape[1:]), np.float32))
+        if self._rows is not None:
+            for new, old in zip(grown, self._rows):
+                if new is not None:
+                    new[:held] = old
+        self._rows = grown
 
 
 class CachedNetEvaluator:
@@ -112,7 +186,7 @@ class CachedNetEvaluator:
         self._rng = np.random.default_rng(seed)
         self._symmetries: dict[int, Symmetries] = {}
         self.cache_size = int(cache_size)
-        self._cache: OrderedDict[Hashable, NetOutput[np.ndarray]] = OrderedDict()   # one row of each head
+        self._cache = RowCache(self.cache_size)
         self._history = bool(getattr(encoder, "uses_history", True))
         self.hits = 0
         self.misses = 0
@@ -146,7 +220,7 @@ class CachedNetEvaluator:
                 if rows is not None:
                     rows[todo] = computed
             if keys:
-                self._store([keys[i] for i in todo], fresh)
+                self._cache.store([keys[i] for i in todo], fresh)
         priors, values = masked_softmax(raw.policy, masks), np.clip(raw.value, -1.0, 1.0)
         proven = apply_decisive_moves(batch, priors, values) if self.decisive else None
         return Evaluation(*raw._replace(policy=priors, value=values), proven=proven)
@@ -198,25 +272,10 @@ class CachedNetEvaluator:
 
     def _lookup(self, keys: list[Hashable], out: NetOutput[np.ndarray]) -> list[int]:
         """Fill the cached rows of ``out``; return the indices that must be computed."""
-        todo = []
-        for i, key in enumerate(keys):
-            entry = self._cache.get(key)
-            if entry is None:
-                todo.append(i)
-                continue
-            self._cache.move_to_end(key)
-            for rows, cached in zip(out, entry):
-                if rows is not None:
-                    rows[i] = cached
+        todo = self._cache.lookup(keys, out)
         self.hits += len(keys) - len(todo)
         self.misses += len(todo)
         return todo
-
-    def _store(self, keys: list[Hashable], fresh: NetOutput[np.ndarray]) -> None:
-        for i, key in enumerate(keys):
-            self._cache[key] = fresh.map(lambda rows: rows[i].copy())
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
 
     def _symmetry(self, size: int) -> Symmetries:
         if size not in self._symmetries:
