@@ -28,9 +28,9 @@ from engine.cli.options import (
 )
 from engine.cli.process import set_blas_threads_first, set_torch_threads
 
-__all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command",
-           "startup_command", "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command", "ponder_command",
-           "analysis_command"]
+__all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
+           "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
+           "ponder_command", "analysis_command"]
 
 
 def _timed(seconds: float) -> Any:
