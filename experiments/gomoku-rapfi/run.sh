@@ -7,6 +7,7 @@
 #   experiments/gomoku-rapfi/run.sh [WORK] train                             # gather, train, validate
 #   RAPFI=... experiments/gomoku-rapfi/run.sh [WORK] match                   # the trained network against Rapfi
 #   experiments/gomoku-rapfi/run.sh [WORK] save                              # keep games, reports, matches
+#   experiments/gomoku-rapfi/run.sh [WORK] restore                           # put the kept games back (a new machine)
 #
 # Rapfi is built by hand from github.com/dhbloo/rapfi (experiments/gomocup-rapfi-pilot/README.md says how it
 # was built for this project); nothing of it is in this repository. Everything resumes: a batch of games,
@@ -88,8 +89,11 @@ case "$ACTION" in
         if [ -f "$DIR/model.safetensors" ]; then cp "$DIR/model.safetensors" "$RESULTS/"; fi
         for part in train holdout match-rapfi; do keep_folder "$DIR/$part" "$RESULTS/$part"; done
         ;;
+    restore)
+        for part in train holdout; do restore_folder "$RESULTS/$part" "$DIR/$part"; done
+        ;;
     *)
-        echo "usage: $0 [WORK] games|train|match|save" >&2
+        echo "usage: $0 [WORK] games|train|match|save|restore" >&2
         exit 2
         ;;
 esac
