@@ -41,9 +41,11 @@ VCT_BUDGET = 1000
 """Threats read in all by one threat search (tens of milliseconds on 15x15)."""
 CANDIDATES = 24
 """The network's most likely moves checked for a defence in a threatened position."""
-SECONDS_PER_THREAT = 4e-4
-"""A bound on the time one threat read takes on a loaded machine (1,000 threats took up to 0.4 s with two
-busy cores): under a deadline a search for a victory reads no more threats than the time left allows."""
+SECONDS_PER_THREAT = 2e-4
+"""A bound on the time one threat read takes on a loaded machine (on the positions of ``engine bench threats``
+beside six busy processes on two cores, reads of 200 threats or more took at most 1.1e-4 s a threat, and a
+read of 1,000 threats at most 0.11 s): under a deadline a search for a victory reads no more threats than the
+time left allows."""
 
 
 def _vct(board: np.ndarray, geo: Geometry, spec: np.ndarray, color: int, depth: int, budget: int) -> int:
