@@ -66,17 +66,17 @@ def _makes_four(stones, p, W, color, k, variant):
 
 
 @njit(cache=True, inline="always")
-def _line_support(stones, p, W, color, k):
-    """The most stones of ``color`` on one line through ``p`` within ``k - 1`` of it, each side read up to
-    the first point that is neither empty nor ``color``'s. A four made at ``p`` needs ``k - 2`` of them (its
-    window of ``k`` points holds ``p``, the point that wins and ``color``'s stones alone): a cheap test that
-    spares the exact one on most of the board."""
+def _line_support(stones, p, W, color, reach):
+    """The most stones of ``color`` on one line through ``p`` within ``reach`` of it, each side read up to the
+    first point that is neither empty nor ``color``'s: a cheap necessary test before an exact one. A four made
+    at ``p`` needs ``k - 2`` of them within ``k - 1`` (its window of ``k`` points holds ``p``, the point that
+    wins and ``color``'s stones alone); a three or four through ``p``, two within ``k - 2``."""
     best = 0
     for d in (1, W, W + 1, W - 1):
         count = 0
         for step in (d, -d):
             q = p
-            for _ in range(k - 1):
+            for _ in range(reach):
                 q += step
                 c = stones[q]
                 if c == color:
@@ -93,7 +93,7 @@ def _next_four(stones, W, action_point, start, attacker, k, variant):
     """The first action from ``start`` on whose point is a four ``attacker`` may play, else the number of actions."""
     for a in range(start, action_point.shape[0]):
         p = action_point[a]
-        if stones[p] == EMPTY and _line_support(stones, p, W, attacker, k) >= k - 2 \
+        if stones[p] == EMPTY and _line_support(stones, p, W, attacker, k - 1) >= k - 2 \
                 and _makes_four(stones, p, W, attacker, k, variant) and may_play(stones, W, p, attacker, k, variant):
             return a
     return action_point.shape[0]
@@ -217,7 +217,7 @@ def _open_four_defences(stones, p, W, attacker, defender, k, variant, out, count
     fives = np.empty(8 * (k - 1), np.int64)
     for i in range(_empty_near(stones, p, W, attacker, k, near)):
         q = near[i]
-        if _line_support(stones, q, W, attacker, k) < k - 2 or not may_play(stones, W, q, attacker, k, variant):
+        if _line_support(stones, q, W, attacker, k - 1) < k - 2 or not may_play(stones, W, q, attacker, k, variant):
             continue
         stones[q] = attacker
         m = _fives_near(stones, q, W, attacker, k, variant, fives, 0)
@@ -264,26 +264,6 @@ def _threat(stones, p, pending, W, action_point, attacker, k, variant, replies):
             return NONE, 0
         a = _next_four(stones, W, action_point, a + 1, defender, k, variant)
     return THREE, count
-
-
-@njit(cache=True, inline="always")
-def _may_threaten(stones, p, W, attacker, k):
-    """A cheap filter: whether ``p`` has two of ``attacker``'s stones within ``k - 2`` of it on one line
-    (with no other stone between), which any three or four through ``p`` needs."""
-    for d in (1, W, W + 1, W - 1):
-        near = 0
-        for step in (d, -d):
-            q = p
-            for _ in range(k - 2):
-                q += step
-                c = stones[q]
-                if c == attacker:
-                    near += 1
-                elif c != EMPTY:
-                    break
-        if near >= 2:
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -348,7 +328,7 @@ def _vct_search(stones, W, action_point, attacker, k, variant, depth, budget):
                 next_threat[level] = 2 * n
             else:
                 q = action_point[a % n]
-                if stones[q] != EMPTY or not _may_threaten(stones, q, W, attacker, k):
+                if stones[q] != EMPTY or _line_support(stones, q, W, attacker, k - 2) < 2:
                     continue
                 if a < n and not _makes_four(stones, q, W, attacker, k, variant):
                     continue
