@@ -8,6 +8,7 @@ happen inside the commands, so ``engine --help`` stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -194,9 +195,10 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @click.option("--output-sgf", type=click.Path(file_okay=False), default=None, help="Also write SGF files here.")
 @click.option("--holdout-pct", "holdout_share", type=click.FloatRange(0, 100), default=5.0, show_default=True,
               callback=_share)
-@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True,
-              help="Games in flight per process; their leaves share one network call.")
-@click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes.")
+@click.option("--parallel-games", type=click.IntRange(1), default=None,
+              help="Games in flight per process; their leaves share one network call [default: 16; 64 on a GPU].")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="Processes [default: 1; on a GPU one a core but two].")
 @click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
 @click.option("--temperature-moves", type=click.IntRange(0), default=None,
               help="Opening moves sampled from the visits [default: N*N / 12].")
@@ -215,8 +217,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @json_option
 def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
                      player__search__forced_playouts_k: float, player__search__gumbel_considered: int, games: int,
-                     output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int,
-                     workers: int, batch_size: int, temperature_moves: int | None, random_moves: int,
+                     output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int | None,
+                     workers: int | None, batch_size: int, temperature_moves: int | None, random_moves: int,
                      resign_threshold: float, no_resign: bool, resign_disabled_share: float, rules_text: str | None,
                      size: int | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, ray_target: str | None,
@@ -227,13 +229,18 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
     """
     from tqdm import tqdm
 
-    from engine import EngineError, read_info
+    from engine import EngineError, pick_device, read_info
+    from training.gpu_busy import GpuBusy
+    from training.layout import default_layout
     from training.models import model_rules
     from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, run_selfplay
     from training.settings import replace_paths
 
     try:
         rules = model_rules(read_info(model), rules_text, size)
+        layout = default_layout(pick_device(device).type, len(os.sched_getaffinity(0)))
+        parallel_games = parallel_games or layout.parallel_games
+        workers = workers or layout.workers
         config = replace_paths(SelfPlayConfig(), {
             "player.visits": readouts, "player.search.batch_size": batch_size,
             "player.search.forced_playouts_k": player__search__forced_playouts_k,
@@ -255,9 +262,15 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
                     Path(model), rules, config, games, SelfPlayOutput(store.local, sgf_dir), options)
         else:
             _no_url(output_dir, "--output-dir")
-            with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar:
+            with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar, GpuBusy() as gpu:
+                def played(_game: object) -> None:
+                    busy = gpu.share()
+                    if busy is not None:
+                        bar.set_postfix_str(f"GPU {100 * busy:.0f}% busy", refresh=False)
+                    bar.update(1)
+
                 summary = run_selfplay(model, rules, config, games, SelfPlayOutput(Path(output_dir), sgf_dir), options,
-                                       workers, lambda _g: bar.update(1), worker_threads=threads)
+                                       workers, played, worker_threads=threads)
     except (EngineError, ValueError) as error:
         raise fail(error) from error
     report(summary.to_dict(), as_json, summary.describe())
@@ -513,8 +526,10 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               help="Uniformly random opening moves a self-play game (no policy target).")
 @click.option("--resign-threshold", "selfplay__player__resign_threshold", type=click.FloatRange(-1, 1), default=-0.9,
               show_default=True, help="Self-play resigns after 3 of its moves valued below this.")
-@click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True)
-@click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True,
+              help="Self-play games in flight per process (a new run on a GPU: 64 unless given).")
+@click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True,
+              help="Self-play processes (a new run on a GPU: one a core but two, unless given).")
 @click.option("--cpu-hours", "cpu_hours", type=click.FloatRange(0, min_open=True), default=None,
               help="Start no generation once the run has used this much CPU time (self-play, gather, training).")
 @click.option("--start-model", "start_model", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -569,7 +584,8 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
     With --ray, self-play runs as Ray actors and training as a Ray Train job,
     and RUN_DIR may be a path every node shares or an fsspec URL (s3://, gs://, file://).
     """
-    from engine import EngineError
+    from engine import EngineError, pick_device
+    from training.layout import default_layout
     from training.loop import LoopConfig, load_config, run_loop
     from training.selfplay import opening_moves
     from training.settings import replace_paths
@@ -593,9 +609,13 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
         if "seed" in given:
             changes.update({f"{part}.seed": seed for part in _SEEDED})
         config = replace_paths(stored or LoopConfig(), changes)
-        if stored is None:  # the opening, sampled from the visits, scales with the board
+        if stored is None:  # the opening, sampled from the visits, scales with the board; the layout, with the device
             opening = opening_moves(config.game_rules().size)
             config = replace_paths(config, {"selfplay.player.temperature_moves": opening})
+            layout = default_layout(pick_device(config.device).type, len(os.sched_getaffinity(0)))
+            config = replace_paths(config, {key: value for key, value in (
+                ("workers", layout.workers), ("selfplay.parallel_games", layout.parallel_games))
+                if ctx.get_parameter_source(key.replace(".", "__")) == click.core.ParameterSource.DEFAULT})
         set_torch_threads(config.threads)
         if cluster is None:
             state = run_loop(local_dir, config, note)

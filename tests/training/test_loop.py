@@ -148,6 +148,17 @@ def test_a_run_starts_from_a_given_model_and_takes_its_size(tmp_path: Path) -> N
     assert load_config(tmp_path / "run").bootstrap.blocks == 1
 
 
+def test_a_new_run_on_a_gpu_gets_the_gpu_layout_unless_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.setattr("engine.pick_device", lambda device=None: torch.device("cuda"))
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(16)))
+    config = _loop_command_config(monkeypatch, str(tmp_path / "gpu"))
+    assert (config.workers, config.selfplay.parallel_games) == (14, 64)
+    told = _loop_command_config(monkeypatch, str(tmp_path / "told"), "--workers", "3", "--parallel-games", "16")
+    assert (told.workers, told.selfplay.parallel_games) == (3, 16)
+
+
 def test_the_loop_command_sets_the_self_play_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = _loop_command_config(monkeypatch, str(tmp_path), "--gumbel", "16", "--forced-playouts", "0",
                                   "--cpu-hours", "2")

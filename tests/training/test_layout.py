@@ -1,0 +1,66 @@
+"""The default self-play layout, and the GPU's busy share as nvidia-smi reports it."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from training.gpu_busy import GpuBusy
+from training.layout import CPU_LAYOUT, GPU_PARALLEL_GAMES, SelfPlayLayout, default_layout
+
+
+def test_a_gpu_gets_a_process_a_core_but_two_and_many_games_each() -> None:
+    assert default_layout("cuda", 16) == SelfPlayLayout(14, GPU_PARALLEL_GAMES)
+    assert default_layout("cuda", 2) == SelfPlayLayout(1, GPU_PARALLEL_GAMES)
+    assert default_layout("cpu", 16) == default_layout("mps", 8) == CPU_LAYOUT == SelfPlayLayout(1, 16)
+
+
+def _fake_nvidia_smi(folder: Path, lines: str) -> None:
+    script = folder / "nvidia-smi"
+    script.write_text(f"#!/bin/sh\nprintf '{lines}'\nexec sleep 30\n")
+    script.chmod(0o755)
+
+
+def test_the_busy_share_is_the_median_of_the_samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_nvidia_smi(tmp_path, "50\\n[N/A]\\n70\\n64\\n")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    with GpuBusy() as gpu:
+        for _ in range(200):   # the reader thread takes the lines as they come
+            if len(gpu._samples) == 3:
+                break
+            time.sleep(0.05)
+        assert gpu.share() == pytest.approx(0.64)   # "[N/A]" is no sample
+
+
+def test_no_nvidia_smi_no_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with GpuBusy() as gpu:
+        assert gpu.share() is None
+
+
+def test_engine_selfplay_on_a_gpu_takes_the_gpu_layout_unless_told(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+    from click.testing import CliRunner
+
+    from engine.cli import main
+    from engine.nn.networks import bundled_model
+    from training.selfplay import SelfPlaySummary
+
+    seen: list[tuple[int, int]] = []
+
+    def capture(model, rules, config, games, output, options, workers, on_game, worker_threads=None):  # noqa: ANN001, ANN202
+        seen.append((workers, config.parallel_games))
+        return SelfPlaySummary()
+
+    monkeypatch.setattr("training.selfplay.run_selfplay", capture)
+    monkeypatch.setattr("engine.pick_device", lambda device=None: torch.device("cuda"))
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(16)))
+    model = str(bundled_model("go"))
+    for args in ([], ["--workers", "2", "--parallel-games", "8"]):
+        result = CliRunner().invoke(main, ["selfplay", model, "--size", "9", "--output-dir", str(tmp_path), *args])
+        assert result.exit_code == 0, (result.output, result.exception)
+    assert seen == [(14, 64), (2, 8)]

@@ -1,0 +1,65 @@
+"""How busy the GPU is while self-play runs, as ``nvidia-smi`` samples it, for the progress bar.
+
+``nvidia-smi --query-gpu=utilization.gpu -lms P`` prints, every P milliseconds and for each GPU, the share of
+the last sample period in which a kernel ran (percent): the figure that says whether self-play feeds the GPU.
+It runs as a child process read by a thread; on a machine without it there is nothing to show.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import threading
+from collections import deque
+from types import TracebackType
+
+__all__ = ["GpuBusy"]
+
+SAMPLES = 30
+"""The share is the median of this many latest samples (of every GPU)."""
+
+
+class GpuBusy:
+    """The GPUs' busy share sampled every ``period_ms`` milliseconds: :meth:`share` is the median of the latest
+    samples (None before the first one, and always where ``nvidia-smi`` is missing or fails)."""
+
+    def __init__(self, period_ms: int = 1000) -> None:
+        self._samples: deque[float] = deque(maxlen=SAMPLES)
+        self._process: subprocess.Popen[str] | None = None
+        command = shutil.which("nvidia-smi")
+        if command is None:
+            return
+        try:
+            self._process = subprocess.Popen(
+                [command, "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-lms", str(period_ms)],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return
+        threading.Thread(target=self._read, name="gpu-busy", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        for line in self._process.stdout:
+            try:
+                percent = float(line.strip())
+            except ValueError:   # "[N/A]" on a GPU that does not report it
+                continue
+            self._samples.append(min(max(percent, 0.0), 100.0) / 100)
+
+    def share(self) -> float | None:
+        samples = list(self._samples)
+        return statistics.median(samples) if samples else None
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait()
+            self._process = None
+
+    def __enter__(self) -> "GpuBusy":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
