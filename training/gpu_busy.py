@@ -12,9 +12,11 @@ import statistics
 import subprocess
 import threading
 from collections import deque
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
-__all__ = ["GpuBusy"]
+__all__ = ["GpuBusy", "counting_games"]
 
 SAMPLES = 30
 """The share is the median of this many latest samples (of every GPU)."""
@@ -63,3 +65,15 @@ class GpuBusy:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.close()
+
+
+def counting_games(bar: Any, gpu: GpuBusy) -> Callable[[object], None]:
+    """A per-game callback that advances the tqdm ``bar`` by one and shows the GPU's busy share on it."""
+
+    def played(_game: object) -> None:
+        busy = gpu.share()
+        if busy is not None:
+            bar.set_postfix_str(f"GPU {100 * busy:.0f}% busy", refresh=False)
+        bar.update(1)
+
+    return played

@@ -315,6 +315,7 @@ def _bootstrap(run: _Run) -> None:
 def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
     from tqdm import tqdm
 
+    from training.gpu_busy import GpuBusy, counting_games
     from training.records import list_records
     from training.selfplay import SelfPlayOutput, run_selfplay
 
@@ -331,9 +332,11 @@ def _selfplay(run: _Run, generation: int) -> dict[str, Any]:
         summary = run.cluster.selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
                                        lambda _game: run.save_progress(), f"self-play {_gen(generation)}", False)
     else:
-        with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar:
+        with tqdm(total=todo, desc=f"self-play {_gen(generation)}", unit="game", leave=False) as bar, \
+                GpuBusy() as gpu:
+            counted = counting_games(bar, gpu)
             summary = run_selfplay(run.best, run.rules, config, todo, output, run.config.evaluator_options(),
-                                   run.config.workers, lambda _game: (bar.update(1), run.save_progress()),
+                                   run.config.workers, lambda game: (counted(game), run.save_progress()),
                                    worker_threads=run.config.threads)
     run.report(f"generation {generation} self-play: {summary.describe()}")
     return {"games": have + summary.games, **{k: summary.to_dict()[k] for k in (

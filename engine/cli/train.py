@@ -230,7 +230,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
     from tqdm import tqdm
 
     from engine import EngineError, pick_device, read_info
-    from training.gpu_busy import GpuBusy
+    from training.gpu_busy import GpuBusy, counting_games
     from training.layout import default_layout
     from training.models import model_rules
     from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, run_selfplay
@@ -263,14 +263,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
         else:
             _no_url(output_dir, "--output-dir")
             with tqdm(total=games, desc="self-play", unit="game", file=sys.stderr) as bar, GpuBusy() as gpu:
-                def played(_game: object) -> None:
-                    busy = gpu.share()
-                    if busy is not None:
-                        bar.set_postfix_str(f"GPU {100 * busy:.0f}% busy", refresh=False)
-                    bar.update(1)
-
                 summary = run_selfplay(model, rules, config, games, SelfPlayOutput(Path(output_dir), sgf_dir), options,
-                                       workers, played, worker_threads=threads)
+                                       workers, counting_games(bar, gpu), worker_threads=threads)
     except (EngineError, ValueError) as error:
         raise fail(error) from error
     report(summary.to_dict(), as_json, summary.describe())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from pathlib import Path
@@ -64,3 +65,19 @@ def test_engine_selfplay_on_a_gpu_takes_the_gpu_layout_unless_told(tmp_path: Pat
         result = CliRunner().invoke(main, ["selfplay", model, "--size", "9", "--output-dir", str(tmp_path), *args])
         assert result.exit_code == 0, (result.output, result.exception)
     assert seen == [(14, 64), (2, 8)]
+
+
+def test_each_game_advances_the_bar_and_shows_the_busy_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tqdm import tqdm
+
+    from training.gpu_busy import counting_games
+
+    _fake_nvidia_smi(tmp_path, "40\\n")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    with tqdm(total=2, file=io.StringIO()) as bar, GpuBusy() as gpu:
+        for _ in range(200):
+            if gpu.share() is not None:
+                break
+            time.sleep(0.05)
+        counting_games(bar, gpu)(None)
+        assert bar.n == 1 and bar.postfix == "GPU 40% busy"
