@@ -11,6 +11,7 @@ import shutil
 import statistics
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
@@ -19,15 +20,18 @@ from typing import Any
 __all__ = ["GpuBusy", "counting_games"]
 
 SAMPLES = 30
-"""The share is the median of this many latest samples (of every GPU)."""
+"""The progress bar's share is the median of this many latest samples (of every GPU)."""
+KEPT = 100_000
+"""Samples kept for :meth:`GpuBusy.share` over a time window (a day at one a second)."""
 
 
 class GpuBusy:
     """The GPUs' busy share sampled every ``period_ms`` milliseconds: :meth:`share` is the median of the latest
-    samples (None before the first one, and always where ``nvidia-smi`` is missing or fails)."""
+    samples, or of those taken in a window of ``time.monotonic()`` (None before the first one, and always
+    where ``nvidia-smi`` is missing or fails)."""
 
     def __init__(self, period_ms: int = 1000) -> None:
-        self._samples: deque[float] = deque(maxlen=SAMPLES)
+        self._samples: deque[tuple[float, float]] = deque(maxlen=KEPT)
         self._process: subprocess.Popen[str] | None = None
         command = shutil.which("nvidia-smi")
         if command is None:
@@ -47,11 +51,18 @@ class GpuBusy:
                 percent = float(line.strip())
             except ValueError:   # "[N/A]" on a GPU that does not report it
                 continue
-            self._samples.append(min(max(percent, 0.0), 100.0) / 100)
+            self._samples.append((time.monotonic(), min(max(percent, 0.0), 100.0) / 100))
 
-    def share(self) -> float | None:
+    def share(self, since: float | None = None, until: float | None = None) -> float | None:
+        """The median of the samples taken between ``since`` and ``until`` (``time.monotonic()``), or of the
+        latest :data:`SAMPLES` without a window."""
         samples = list(self._samples)
-        return statistics.median(samples) if samples else None
+        if since is None and until is None:
+            shares = [share for _, share in samples[-SAMPLES:]]
+        else:
+            low, high = since or 0.0, until or float("inf")
+            shares = [share for taken, share in samples if low <= taken <= high]
+        return statistics.median(shares) if shares else None
 
     def close(self) -> None:
         if self._process is not None:

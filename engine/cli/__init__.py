@@ -85,6 +85,8 @@ _BENCH = {
                    "engine gtp --ponder: visits gained for the next move, answers' latency."),
     "analysis": Lazy("engine.cli.bench:analysis_command",
                      "engine analysis on a collection of positions: positions/s, batched and not."),
+    "gpu": Lazy("engine.cli.bench:gpu_command",
+                "A CUDA GPU's targets in one run: self-play, the network, training, each with the GPU's busy share."),
 }
 
 

@@ -30,7 +30,7 @@ from engine.cli.process import set_blas_threads_first, set_torch_threads
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
            "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
-           "ponder_command", "analysis_command"]
+           "ponder_command", "analysis_command", "gpu_command"]
 
 
 def _timed(seconds: float) -> Any:
@@ -412,3 +412,34 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
         f"numAnalysisThreads {threads:>3}: {row['positions_per_s']:7.2f} positions/s (median of {runs}), "
         f"{row['network_calls']} network calls, mean batch {row['mean_batch']:.1f}"
         for threads, row in result["settings"].items()))
+
+
+@click.command("gpu")
+@click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True,
+              help="Self-play's timed window in each process.")
+@json_option
+def gpu_command(seconds: float, as_json: bool) -> None:
+    """A CUDA GPU's targets in one run: self-play as engine loop lays it out on this machine, a b20c256 19x19
+    network's forward pass, training a b10c128 19x19 network; each with the GPU's busy share (nvidia-smi)."""
+    from training.gpu_bench import measure_gpu
+
+    result = _measured(measure_gpu, seconds)
+    targets = result["targets"]
+
+    def line(label: str, key: str, value: str) -> str:
+        figure, target = result[key], targets[key]
+        verdict = "unmeasured" if figure is None else "met" if figure >= target else "not met"
+        return f"{label}: {value} (target {target:,g}: {verdict})"
+
+    def percent(key: str) -> str:
+        return "?" if result[key] is None else f"{100 * result[key]:.0f}%"
+
+    report(result, as_json, "\n".join([
+        f"{result['gpu']}: {result['workers']} self-play processes of {result['parallel_games']} games",
+        line("self-play positions/s", "selfplay_positions_per_s", f"{result['selfplay_positions_per_s']:,.0f}"),
+        line("self-play simulations/s a process", "selfplay_simulations_per_s_per_process",
+             f"{result['selfplay_simulations_per_s_per_process']:,.0f}"),
+        line("self-play GPU busy", "selfplay_busy_share", percent("selfplay_busy_share")),
+        line("b20c256 batch 1024, share of dense bf16 peak", "net_peak_share", percent("net_peak_share")),
+        line(f"training b10c128 ({result['train_samples_per_s']:,.0f} samples/s), GPU busy", "train_busy_share",
+             percent("train_busy_share"))]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,21 @@ def test_each_game_advances_the_bar_and_shows_the_busy_share(tmp_path: Path, mon
             time.sleep(0.05)
         counting_games(bar, gpu)(None)
         assert bar.n == 1 and bar.postfix == "GPU 40% busy"
+
+
+def test_a_window_takes_the_samples_taken_in_it() -> None:
+    gpu = GpuBusy.__new__(GpuBusy)   # no nvidia-smi: samples put in by hand
+    gpu._samples = deque([(1.0, 0.1), (2.0, 0.8), (3.0, 0.9), (4.0, 0.7), (5.0, 0.2)])
+    assert gpu.share(1.5, 4.5) == pytest.approx(0.8)
+    assert gpu.share(5.5, 9.0) is None
+    assert gpu.share() == pytest.approx(0.7)   # the latest samples, all of them here
+
+
+def test_bench_gpu_says_it_needs_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    result = CliRunner().invoke(main, ["bench", "gpu", "--seconds", "1"])
+    assert result.exit_code == 2 and "measures a CUDA GPU" in result.output
