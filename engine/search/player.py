@@ -245,12 +245,13 @@ class Player:
         return action
 
     def _sample(self, result: SearchResult) -> int:
-        """A move drawn from the visits sharpened by ``1 / temperature``, among the near-best moves."""
-        policy = result.policy(self.config.temperature)
+        """A move drawn from the visits sharpened by ``1 / temperature``, among the near-best of the moves that
+        policy keeps (not those proven lost, when another has visits)."""
+        policy = result.policy(self.config.temperature).astype(np.float64)
         if self.config.near_best > 0:
-            policy = np.where(result.visits >= self.config.near_best * result.visits.max(), policy, 0.0)
-            policy = policy / policy.sum()
-        return int(self.rng.choice(len(policy), p=policy))
+            kept = np.where(policy > 0, result.visits, 0.0)
+            policy = np.where(kept >= self.config.near_best * kept.max(), policy, 0.0)
+        return int(self.rng.choice(len(policy), p=policy / policy.sum()))
 
     def _judge_pass(self, game: Game, ends: bool, result: SearchResult) -> tuple[float, np.ndarray] | None:
         """The side to move's margin if it passed now (Go, area scoring) and the owner of every point

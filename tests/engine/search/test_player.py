@@ -111,6 +111,28 @@ def test_opening_moves_are_drawn_only_among_the_near_best() -> None:
     assert {every.decide(game, result).action for _ in range(300)} == {12, 7, 13, 6, 0}
 
 
+def test_near_best_is_counted_among_the_moves_not_proven_lost() -> None:
+    """The most visited moves proven lost: the opening draws among the near-best of the others (the filter
+    once took the lost favourite's visits as its yardstick, kept no move and drew from NaN probabilities)."""
+    game = Game(Rules.go(5, "chinese"))
+    visits = np.zeros(26, np.float32)
+    visits[[12, 6, 7, 13]] = [100, 90, 30, 10]
+    proven = np.zeros(26, np.int8)
+    proven[[12, 6]] = -1
+    result = SearchResult(visits, np.zeros_like(visits), np.full(26, 1 / 26, np.float32), 0.0, 230, 0.1, [],
+                          proven=proven)
+    player = Player(Constant(), PlayerConfig(temperature_moves=None, near_best=0.5), seed=3)
+    assert {player.decide(game, result).action for _ in range(100)} == {7}
+
+
+def test_a_sharp_temperature_on_many_visits_is_a_distribution() -> None:
+    visits = np.zeros(26, np.float32)
+    visits[[3, 4]] = [40_000, 39_000]
+    result = SearchResult(visits, np.zeros_like(visits), np.full(26, 1 / 26, np.float32), 0.0, 79_000, 0.1, [])
+    policy = result.policy(0.01)   # 40,000 ** 100 overflows a float64
+    assert np.isfinite(policy).all() and policy.sum() == pytest.approx(1.0) and policy[3] > 0.9
+
+
 def test_the_opening_is_the_boards_unless_a_count_is_given() -> None:
     visits = np.zeros(26, np.float32)
     visits[[12, 7]] = [100, 100]
