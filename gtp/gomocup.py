@@ -25,7 +25,8 @@ Anything else is answered ``UNKNOWN``; a malformed command ``ERROR``.
 Caro (rule bit 8) is refused with an ``ERROR`` line and the rules stay as
 they were. The engine colour follows the stones: black moves
 when both have as many stones. Each move's time is the smaller of the turn
-limit and an even share of the match time left, less a lag buffer.
+limit and a share of the match time left over the moves a Gomoku game still expects
+(:func:`gtp.timecontrol.expected_moves`), less a lag buffer.
 
 A brain always answers a move: it never resigns (the protocol has no
 resignation), and in a lost position it plays its best defence. Where the
@@ -181,10 +182,25 @@ class GomocupBrain:
         color = state.game.to_play
         if not state.game.legal_mask().any():
             return PASS
-        action = state.generate(color, time_cap=self.turn_limit)
+        played = len(state.game.moves)
+        try:
+            action = state.generate(color, time_cap=self.turn_limit)
+        except Exception as exc:  # noqa: BLE001 -- a Gomocup brain that answers no move forfeits the game
+            log.error("the search failed; answering the legal point nearest the centre", exc_info=exc)
+            action = state.game.moves[-1].action if len(state.game.moves) > played else self._nearest_centre()
+            if len(state.game.moves) == played:
+                state.game.play(action, color)
         if action is None or action == state.rules.pass_action:
             return PASS
         return self._text(action)
+
+    def _nearest_centre(self) -> int:
+        """The legal point nearest the board's centre: the last resort of a brain whose search failed."""
+        size = self.state.rules.size
+        legal = np.flatnonzero(self.state.game.legal_mask()[:-1])
+        rows, columns = np.divmod(legal, size)
+        centre = (size - 1) / 2
+        return int(legal[np.argmin(np.abs(rows - centre) + np.abs(columns - centre))])
 
     def _begin(self, rest: str) -> str:
         self.state.wait_ready()

@@ -236,3 +236,20 @@ def test_renju_black_with_only_forbidden_points_passes() -> None:
     assert out == ["OK", PASS]
     freestyle = brain_answers(f"START 7\n{board_command(forbidden_only, BLACK)}")
     assert freestyle == ["OK", "3,3"]
+
+
+def test_a_failed_search_still_answers_a_legal_move(monkeypatch: Any) -> None:
+    """Whatever goes wrong inside the search, a Gomocup brain answers a move: one that answers an error forfeits."""
+    brain = GomocupBrain(gomocup_config(visits=8), io.BytesIO(), io.BytesIO())
+    assert brain.handle("START 15") == "OK"
+    assert brain.handle("TURN 7,7") != PASS
+
+    def broken(*_args: Any, **_kwargs: Any) -> int:
+        raise ValueError("probabilities contain NaN")
+
+    monkeypatch.setattr(brain.state, "generate", broken)
+    answer = brain.answer(b"TURN 8,7")
+    assert re.fullmatch(r"\d+,\d+", answer), answer
+    x, y = _point(answer, 15)
+    assert brain.state.game.position.board()[y, x] != 0, "the answer is played"
+    assert len(brain.state.game.moves) == 4
