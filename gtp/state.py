@@ -402,7 +402,7 @@ class EngineState:
         if self.time.settings.kind == "none" and self.config.move_seconds is not None:
             time_cap = self.config.move_seconds if time_cap is None else min(time_cap, self.config.move_seconds)
         empty = int(np.count_nonzero(self.game.position.board() == 0))
-        return self.time.budget(int(color), expected_moves(empty), per_move_cap=time_cap)
+        return self.time.budget(int(color), expected_moves(empty, self.rules.game), per_move_cap=time_cap)
 
     def generate(self, color: Color, *, stop: Callable[[], bool] | None = None,
                  progress: Callable[[Search], None] | None = None, play: bool = True, cleanup: bool = False,

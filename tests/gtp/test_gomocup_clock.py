@@ -207,3 +207,16 @@ def test_max_memory_bounds_the_search_tree() -> None:
         brain.wait()
     assert answer.count(",") == 1 and seconds < 3.0
     assert peak < limit, f"peak {peak >> 20} MB over the {limit >> 20} MB limit"
+
+
+def test_a_gomoku_game_gets_the_match_time_of_its_expected_length() -> None:
+    """120 s a game and 5 s a move on an empty 15x15 board: Gomoku's games are short, so the first move may
+    take its whole turn (less the lag buffer), where Go's share of the empty points would give it 0.8 s."""
+    brain = GomocupBrain(gomocup_config(visits=1_000_000), io.BytesIO(), io.BytesIO())
+    assert brain.handle("START 15") == "OK"
+    for line in ("INFO timeout_turn 5000", "INFO timeout_match 120000", "INFO time_left 120000"):
+        brain.handle(line)
+    lag = brain.state.time.lag
+    assert brain.state.budget(BLACK, brain.turn_limit) == pytest.approx(5.0 - lag)
+    brain.handle("INFO time_left 30000")
+    assert brain.state.budget(BLACK, brain.turn_limit) == pytest.approx(30.0 / 23 - lag)

@@ -38,6 +38,9 @@ def test_expected_moves() -> None:
     assert expected_moves(361) == 145
     assert expected_moves(81) == 33
     assert expected_moves(0) == MIN_MOVES
+    assert expected_moves(225, "gomoku") == 23   # a Gomoku game ends long before the board fills
+    assert expected_moves(100, "gomoku") == MIN_MOVES
+    assert expected_moves(81, "chain-reaction") == 33
 
 
 def test_no_time_control_means_no_budget() -> None:
