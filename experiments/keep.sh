@@ -8,9 +8,11 @@ keep_folder() {  # $1: a work folder (e.g. matches), $2: where to keep it; files
     (cd "$1" && tar -cf - --exclude='*.sgf' --exclude='*.part' .) | (cd "$2" && tar -xf -)
     find "$2" -type d -empty -delete
     (cd "$1" && find . -type f -name '*.sgf' -printf '%h\n' | sort -u) | while read -r folder; do
+        archive="$2/$folder-sgf.tar.gz"
+        [ "$folder" = . ] && archive="$2/games-sgf.tar.gz"   # games at the top: not a hidden .-sgf.tar.gz
         mkdir -p "$2/$(dirname "$folder")"
         (cd "$1/$(dirname "$folder")" && find "$(basename "$folder")" -maxdepth 1 -name '*.sgf' -printf '%p\n' \
-            | sort | tar -czf "$2/$folder-sgf.tar.gz" --owner=0 --group=0 --mtime=@0 -T -)
+            | sort | tar -czf "$archive" --owner=0 --group=0 --mtime=@0 -T -)
     done
 }
 
