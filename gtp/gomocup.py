@@ -187,8 +187,10 @@ class GomocupBrain:
             action = state.generate(color, time_cap=self.turn_limit)
         except Exception as exc:  # noqa: BLE001 -- a Gomocup brain that answers no move forfeits the game
             log.error("the search failed; answering the legal point nearest the centre", exc_info=exc)
-            action = state.game.moves[-1].action if len(state.game.moves) > played else self._nearest_centre()
-            if len(state.game.moves) == played:
+            if len(state.game.moves) > played:   # it failed after playing its move
+                action = state.game.moves[-1].action
+            else:
+                action = self._nearest_centre()
                 state.game.play(action, color)
         if action is None or action == state.rules.pass_action:
             return PASS

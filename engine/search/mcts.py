@@ -190,11 +190,12 @@ class SearchResult:
         """Visit distribution sharpened by ``1 / temperature`` (0 picks :attr:`best_action`), without the moves
         proven lost while another has visits; all on a proven win."""
         won = self.proven is not None and self.proven[self.best_action] == PROVEN_WIN
-        if temperature <= 1e-3 or won or self.visits.max() <= 0:
+        most = float(self.visits.max())
+        if temperature <= 1e-3 or won or most <= 0:
             policy = np.zeros_like(self.visits)
             policy[self.best_action] = 1.0
             return policy
-        weights = (self.visits.astype(np.float64) / self.visits.max()) ** (1.0 / temperature)  # at most 1: no overflow
+        weights = (self.visits.astype(np.float64) / most) ** (1.0 / temperature)  # at most 1: no overflow
         if self.proven is not None and weights[self.proven != PROVEN_LOSS].sum() > 0:
             weights[self.proven == PROVEN_LOSS] = 0.0
         return (weights / weights.sum()).astype(np.float32)
