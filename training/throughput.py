@@ -106,7 +106,7 @@ def random_samples(encoder_name: str, size: int, count: int, seed: int = 0) -> A
 
 
 def measure_training(blocks: int, filters: int, encoder: str, size: int, batch_size: int, channels_last: bool,
-                     steps: int, runs: int) -> dict[str, Any]:
+                     steps: int, runs: int, dtype: str = "auto") -> dict[str, Any]:
     """Training samples/s of :func:`training.train.train` itself (minibatch draw, unpacking, symmetries,
     forward, losses, backward, optimiser step) on random samples through a random pooled network with
     ownership and score heads: weights and data do not change the speed. Each run trains ``steps`` steps after
@@ -115,12 +115,14 @@ def measure_training(blocks: int, filters: int, encoder: str, size: int, batch_s
     threads are the caller's."""
     import torch
 
-    from engine import Model, ModelInfo, NetConfig, PolicyValueNet
-    from training.train import TrainConfig, draw_batch, train
+    from engine import Model, ModelInfo, NetConfig, PolicyValueNet, pick_device
+    from training.train import TrainConfig, draw_batch, train, training_dtype
 
     samples = random_samples(encoder, size, 4096)
     net_config = NetConfig(blocks, filters, samples.info.num_planes, None, "pooled", ("ownership", "score"))
-    config = TrainConfig(steps=steps + 1, batch_size=batch_size, checkpoint_every=0, channels_last=channels_last)
+    config = TrainConfig(steps=steps + 1, batch_size=batch_size, checkpoint_every=0, channels_last=channels_last,
+                         dtype=dtype)
+    device = pick_device(None)
     rates, data_seconds, step_seconds = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         for run in range(runs):
@@ -137,6 +139,7 @@ def measure_training(blocks: int, filters: int, encoder: str, size: int, batch_s
                 draw_batch(samples, config, step)
             data_seconds.append((time.perf_counter() - started) / steps)
     return {"network": net_config.name, "encoder": encoder, "size": size, "batch_size": batch_size,
-            "channels_last": channels_last, "runs": runs, "steps": steps,
+            "channels_last": channels_last, "device": str(device), "dtype": training_dtype(config, device),
+            "runs": runs, "steps": steps,
             "samples_per_s": statistics.median(rates), "runs_samples_per_s": [round(r, 1) for r in rates],
             "data_share": statistics.median(data_seconds) / statistics.median(step_seconds)}

@@ -37,10 +37,12 @@ from training.chunks import Samples
 from training.errors import CheckpointError
 
 __all__ = ["TrainConfig", "TrainResult", "Replica", "train", "draw_batch", "checkpoint_path", "learning_rate",
-           "SCHEDULES", "OPTIMIZERS"]
+           "training_dtype", "SCHEDULES", "OPTIMIZERS", "DTYPES"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("sgd", "adam")
+DTYPES = ("auto", "fp32", "bf16")
+PREFETCH = 3   # minibatches drawn ahead of the step (training.prefetch)
 CHECKPOINT_VERSION = 1
 KL_STEP = 1.5
 KL_BOUNDS = (0.1, 10.0)
@@ -54,7 +56,11 @@ class TrainConfig:
     """Steps, batch size, the optimiser and the loss weights (:mod:`training.losses`; the ownership
     and score weights apply to networks with those heads). ``kl_target`` None turns the KL-adaptive
     rate off. ``channels_last``: train in the NHWC memory layout, which oneDNN's convolutions run
-    faster on the CPU (``engine bench train`` measures both); the saved weights are the same."""
+    faster on the CPU (``engine bench train`` measures both); the saved weights are the same. ``dtype``:
+    the arithmetic of the forward and backward passes, ``fp32`` or ``bf16`` (autocast: weights, gradients and
+    the optimiser stay fp32); ``auto`` is bf16 where the hardware has it natively (a GPU; a CPU with AMX or
+    AVX-512 BF16, where it trains about twice as fast as fp32), else fp32: see
+    :func:`~engine.nn.evaluator.pick_dtype`."""
 
     steps: int = 1000
     batch_size: int = 256
@@ -75,12 +81,15 @@ class TrainConfig:
     seed: int = 0
     device: str | None = None
     channels_last: bool = True
+    dtype: str = "auto"
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {self.optimizer!r}: expected one of {', '.join(OPTIMIZERS)}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"unknown schedule {self.schedule!r}: expected one of {', '.join(SCHEDULES)}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}: expected one of {', '.join(DTYPES)}")
         if self.steps < 0 or self.batch_size < 1 or self.learning_rate <= 0:
             raise ValueError("steps must be >= 0, batch size >= 1 and the learning rate positive")
         weights = (self.value_weight, self.ownership_weight, self.score_mean_weight, self.score_stdev_weight)
@@ -109,6 +118,7 @@ class TrainResult:
     value_saturated: float = 0.0
     batch_size: int = 0
     value_alive: float = 1.0
+    dtype: str = "fp32"
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "model": str(self.model), "samples_per_s": self.samples_per_s}
@@ -123,7 +133,7 @@ class TrainResult:
         resumed = f" (resumed at step {self.resumed_from})" if self.resumed_from else ""
         aux = "".join(f", {name.replace('_', ' ')} {value:.4f}" for name, value in self.aux_losses.items())
         return (f"{self.steps} steps on {self.samples} samples in {self.seconds:.1f} s "
-                f"({self.samples_per_s:.0f} samples/s){resumed}: policy loss "
+                f"({self.samples_per_s:.0f} samples/s, {self.dtype}){resumed}: policy loss "
                 f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}{aux}, L2 {self.l2:.4f}, "
                 f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}{self.saturation_warning()}")
 
@@ -166,6 +176,15 @@ def learning_rate(config: TrainConfig, step: int) -> float:
     if config.schedule == "step":
         return base * (0.1 ** (int(progress >= 0.5) + int(progress >= 0.75)))
     return base
+
+
+def training_dtype(config: TrainConfig, device: Any) -> str:
+    """``bf16`` or ``fp32``: what ``config.dtype`` means on ``device`` (a ``torch.device``)."""
+    import torch
+
+    from engine.nn.evaluator import pick_dtype
+
+    return "bf16" if pick_dtype(config.dtype, device) == torch.bfloat16 else "fp32"
 
 
 def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
@@ -245,6 +264,18 @@ def _live_value_units(net: Any, planes: np.ndarray) -> float:
     return float((seen[0] > 0).any(dim=0).float().mean())
 
 
+def _read_metrics(losses: Any, l2: Any, loss: Any, aux_terms: tuple[str, ...]) -> dict[str, float]:
+    """A step's scalars, read back from the device in one transfer (each ``.item()`` waits for the device)."""
+    import torch
+
+    scalars = {"loss/policy": losses.policy, "loss/value": losses.value, "loss/l2": l2, "loss/total": loss,
+               "accuracy/top1": losses.top1,
+               "value/saturated": (losses.outputs.value.detach().float().abs() > SATURATED).float().mean()}
+    scalars.update({f"loss/{term}": getattr(losses, term) for term in aux_terms if getattr(losses, term) is not None})
+    values = torch.stack([value.detach().float() for value in scalars.values()]).tolist()
+    return dict(zip(scalars, values))
+
+
 def _mean(window: list[dict[str, float]], key: str) -> float:
     return float(np.mean([m[key] for m in window])) if window else float("nan")
 
@@ -292,6 +323,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
 
     from engine import pick_device, save_model
     from training.losses import AUX_TERMS, Batch, batch_losses, decayed_parameters, l2_penalty, total_loss
+    from training.prefetch import Prefetcher
 
     out_model = Path(out_model)
     out_model.parent.mkdir(parents=True, exist_ok=True)
@@ -319,41 +351,48 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
         writer = SummaryWriter(str(logdir))
     weights = decayed_parameters(net)
     base_steps = model.info.training_steps
+    bf16 = training_dtype(config, device) == "bf16"
+    pinned = device.type == "cuda"   # page-locked host batches copy to the GPU while it runs the step before
+
+    def host_batch(step: int) -> Any:
+        tensors = (torch.from_numpy(array) for array in draw_batch(samples, config, step, rank))
+        return Batch(*(tensor.pin_memory() if pinned else tensor for tensor in tensors))
+
     window: list[dict[str, float]] = []
     started = time.perf_counter()
     try:
-        for step in range(start, config.steps):
-            batch = Batch(*(torch.from_numpy(a).to(device) for a in draw_batch(samples, config, step, rank)))
-            batch = batch._replace(planes=batch.planes.contiguous(memory_format=layout))
-            rate = learning_rate(config, step) * multiplier
-            for group in optimizer.param_groups:
-                group["lr"] = rate
-            losses = batch_losses(forward, batch)
-            l2 = l2_penalty(weights, config.l2)
-            loss = total_loss(losses, config, l2)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            metrics = {"loss/policy": losses.policy.item(), "loss/value": losses.value.item(), "loss/l2": l2.item(),
-                       "loss/total": loss.item(), "accuracy/top1": losses.top1.item(), "lr": rate,
-                       "value/saturated": (losses.outputs.value.detach().abs() > SATURATED).float().mean().item()}
-            metrics.update({f"loss/{term}": getattr(losses, term).item() for term in AUX_TERMS
-                            if getattr(losses, term) is not None})
-            if config.kl_target is not None:
-                metrics["kl"] = _kl(net, batch.planes, losses.outputs.policy)
-                if metrics["kl"] > 2 * config.kl_target:
-                    multiplier = max(multiplier / KL_STEP, KL_BOUNDS[0])
-                elif metrics["kl"] < config.kl_target / 2:
-                    multiplier = min(multiplier * KL_STEP, KL_BOUNDS[1])
-            window = (window + [metrics])[-max(config.log_every, 1):]
-            done = step + 1
-            if writer is not None and (done % config.log_every == 0 or done == config.steps):
-                for key in metrics:
-                    writer.add_scalar(key, float(np.mean([m[key] for m in window])), base_steps + done)
-            if lead and config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
-                _save_checkpoint(ckpt, net, optimizer, done, multiplier, identity)
-            if on_step is not None:
-                on_step(done, metrics)
+        with Prefetcher(host_batch, range(start, config.steps), PREFETCH) as batches:
+            for step, host in enumerate(batches, start):
+                batch = Batch(*(tensor.to(device, non_blocking=pinned) for tensor in host))
+                batch = batch._replace(planes=batch.planes.contiguous(memory_format=layout))
+                rate = learning_rate(config, step) * multiplier
+                for group in optimizer.param_groups:
+                    group["lr"] = rate
+                with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+                    losses = batch_losses(forward, batch)
+                l2 = l2_penalty(weights, config.l2)
+                loss = total_loss(losses, config, l2)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                metrics = _read_metrics(losses, l2, loss, AUX_TERMS)
+                metrics["lr"] = rate
+                if config.kl_target is not None:
+                    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+                        metrics["kl"] = _kl(net, batch.planes, losses.outputs.policy)
+                    if metrics["kl"] > 2 * config.kl_target:
+                        multiplier = max(multiplier / KL_STEP, KL_BOUNDS[0])
+                    elif metrics["kl"] < config.kl_target / 2:
+                        multiplier = min(multiplier * KL_STEP, KL_BOUNDS[1])
+                window = (window + [metrics])[-max(config.log_every, 1):]
+                done = step + 1
+                if writer is not None and (done % config.log_every == 0 or done == config.steps):
+                    for key in metrics:
+                        writer.add_scalar(key, float(np.mean([m[key] for m in window])), base_steps + done)
+                if lead and config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
+                    _save_checkpoint(ckpt, net, optimizer, done, multiplier, identity)
+                if on_step is not None:
+                    on_step(done, metrics)
     finally:
         if writer is not None:
             writer.close()
@@ -371,4 +410,4 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                        aux_losses={term: _mean(window, f"loss/{term}") for term in AUX_TERMS
                                    if window and f"loss/{term}" in window[0]},
                        value_saturated=_mean(window, "value/saturated"), batch_size=config.batch_size,
-                       value_alive=alive)
+                       value_alive=alive, dtype="bf16" if bf16 else "fp32")

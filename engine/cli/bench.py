@@ -198,20 +198,23 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
 @click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True, help="Board size.")
 @click.option("--batch-size", type=click.IntRange(1), default=256, show_default=True)
 @click.option("--channels-last/--no-channels-last", default=True, show_default=True, help="NHWC memory layout.")
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
+              help="Arithmetic of the passes (as `engine train --dtype`).")
 @click.option("--steps", type=click.IntRange(1), default=4, show_default=True, help="Steps a run.")
 @click.option("--runs", type=click.IntRange(1), default=3, show_default=True, help="Runs; the median is reported.")
 @threads_option()
 @json_option
 def train_command(blocks: int, filters: int, encoder: str, size: int, batch_size: int, channels_last: bool,
-                  steps: int, runs: int, threads: int | None, as_json: bool) -> None:
+                  dtype: str, steps: int, runs: int, threads: int | None, as_json: bool) -> None:
     """Training steps on random samples: samples/s (median of several runs) and the minibatch's share."""
     thread_count = set_torch_threads(threads)
     from training.throughput import measure_training
 
-    result = {**measure_training(blocks, filters, encoder, size, batch_size, channels_last, steps, runs),
+    result = {**measure_training(blocks, filters, encoder, size, batch_size, channels_last, steps, runs, dtype),
               "threads": thread_count}
     report(result, as_json, f"train {result['network']} {encoder} {size}x{size}, batch {batch_size}"
-           f"{', channels-last' if channels_last else ''}, {thread_count} threads: "
+           f"{', channels-last' if channels_last else ''}, {result['device']} {result['dtype']}, "
+           f"{thread_count} threads: "
            f"{result['samples_per_s']:.1f} samples/s (median of {runs}: {result['runs_samples_per_s']}); "
            f"drawing the minibatch {100 * result['data_share']:.1f}% of a step")
 

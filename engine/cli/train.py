@@ -408,6 +408,9 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 @click.option("--no-symmetries", is_flag=True, help="Train on the samples as stored (no random symmetry).")
 @click.option("--channels-last/--no-channels-last", default=True, show_default=True,
               help="Train in the NHWC memory layout (faster convolutions on the CPU; `engine bench train` compares).")
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
+              help="Arithmetic of the passes; bf16 is mixed precision (weights and optimiser in fp32). auto: bf16 "
+                   "on a GPU that has it, else fp32.")
 @click.option("--checkpoint-every", type=click.IntRange(0), default=200, show_default=True)
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
@@ -422,8 +425,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
                   l2: float, schedule: str, warmup_steps: int, value_weight: float, ownership_weight: float,
                   score_mean_weight: float, score_stdev_weight: float, kl_target: float | None,
-                  no_symmetries: bool, channels_last: bool, checkpoint_every: int, blocks: int, filters: int,
-                  heads: str,
+                  no_symmetries: bool, channels_last: bool, dtype: str, checkpoint_every: int, blocks: int,
+                  filters: int, heads: str,
                   aux_heads: tuple[str, ...] | None, device: str | None, threads: int | None, seed: int,
                   as_json: bool) -> None:
     """Train a network on CHUNKS (files or folders) and save it as OUT_MODEL; resumes from its checkpoint."""
@@ -441,7 +444,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                          value_weight=value_weight, ownership_weight=ownership_weight,
                          score_mean_weight=score_mean_weight, score_stdev_weight=score_stdev_weight,
                          kl_target=kl_target, symmetries=not no_symmetries,
-                         checkpoint_every=checkpoint_every, seed=seed, device=device, channels_last=channels_last)
+                         checkpoint_every=checkpoint_every, seed=seed, device=device, channels_last=channels_last,
+                         dtype=dtype)
     set_torch_threads(threads)
     try:
         samples = load_samples(list(chunks))

@@ -16,7 +16,7 @@ from training.chunks import ChunkInfo, Samples, load_samples, pack_ownership, pa
 from training.errors import CheckpointError
 from training.losses import AUX_TERMS, Batch, batch_losses
 from training.models import fresh_value_head
-from training.train import TrainConfig, checkpoint_path, draw_batch, learning_rate, train
+from training.train import TrainConfig, checkpoint_path, draw_batch, learning_rate, train, training_dtype
 from training.validate import validate
 
 
@@ -282,3 +282,38 @@ def test_a_fresh_value_head_revives_the_dead_units_and_keeps_the_rest(tmp_path: 
     assert renewed == {f"heads.value_fc.{layer}.{kind}" for layer in (0, 2) for kind in ("weight", "bias")}
     revived = train(_go_samples(), model, tmp_path / "revived.safetensors", 1, _config(steps=2))
     assert revived.value_alive > 0.5
+
+
+def test_bf16_runs_the_passes_in_bf16_and_keeps_the_weights_in_fp32(tmp_path: Path) -> None:
+    samples = _go_samples()
+    model = _go_model("pooled")
+    seen: list[torch.dtype] = []
+    model.net.stem.register_forward_hook(lambda _module, _inputs, out: seen.append(out.dtype))
+    result = train(samples, model, tmp_path / "bf16.safetensors", 1, _config(dtype="bf16"))
+    assert seen[:6] == [torch.bfloat16] * 6   # the six steps; then the fp32 check of the value head's units
+    assert np.isfinite(result.policy_loss) and np.isfinite(result.value_loss) and result.dtype == "bf16"
+    assert all(p.dtype == torch.float32 for p in load_model(tmp_path / "bf16.safetensors").net.parameters())
+    seen.clear()
+    model = _go_model("pooled")
+    model.net.stem.register_forward_hook(lambda _module, _inputs, out: seen.append(out.dtype))
+    result = train(samples, model, tmp_path / "fp32.safetensors", 1, _config(dtype="fp32"))
+    assert seen[:6] == [torch.float32] * 6 and result.dtype == "fp32"
+    with pytest.raises(ValueError, match="unknown dtype 'int8'"):
+        _config(dtype="int8")
+
+
+def test_auto_is_bf16_where_the_hardware_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.nn.evaluator as evaluator
+
+    for native, expected in ((True, "bf16"), (False, "fp32")):
+        monkeypatch.setattr(evaluator, "bf16_is_native", lambda native=native: native)
+        assert training_dtype(_config(), torch.device("cpu")) == expected
+    assert training_dtype(_config(dtype="fp32"), torch.device("cuda")) == "fp32"
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_a_saturated_value_head_is_seen_in_either_arithmetic(tmp_path: Path, dtype: str) -> None:
+    dead = _go_model("pooled")
+    with torch.no_grad():
+        dead.net.heads.value_fc[2].bias.fill_(100.0)   # 0.999 rounds to 1.0 in bf16: compared in fp32
+    assert train(_go_samples(), dead, tmp_path / "dead.safetensors", 1, _config(dtype=dtype)).value_saturated == 1.0
