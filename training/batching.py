@@ -3,7 +3,7 @@
 Each game in flight owns a :class:`~engine.search.mcts.SearchJob` (its
 current move's search); every step advances all of them through the engine's
 :func:`~engine.search.batching.step`, which evaluates their leaves in one call
-per evaluator. :func:`play_in_flight` keeps K games in flight until all are
+per evaluator (:mod:`engine.search.batching`). :func:`play_in_flight` keeps K games in flight until all are
 played (self-play, matches). :func:`run_in_threads` runs jobs side by side, each
 in a thread with its own players: enough for engines in other processes, since a
 thread waiting on a pipe leaves the GIL free (matches, GNU Go's games).
@@ -15,9 +15,14 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from engine import SearchJob, step
+from engine import SearchJob
+from engine.search.batching import Submitted, submit_step
 
-__all__ = ["InFlight", "play_in_flight", "run_in_threads"]
+__all__ = ["InFlight", "play_in_flight", "run_in_threads", "OVERLAP_LANES"]
+
+OVERLAP_LANES = 2
+"""Lanes of :func:`play_in_flight` with an asynchronous evaluator: one runs on the device while the other's trees
+are walked."""
 
 
 class InFlight(Protocol):
@@ -33,36 +38,57 @@ _Game = TypeVar("_Game", bound=InFlight)
 
 
 def play_in_flight(start: Callable[[int], _Game | None], games: int, parallel: int,
-                   on_over: Callable[[_Game], None], stop: Callable[[], bool] | None = None) -> tuple[int, list[_Game]]:
+                   on_over: Callable[[_Game], None], stop: Callable[[], bool] | None = None,
+                   lanes: int = 1) -> tuple[int, list[_Game]]:
     """Play ``games`` games, at most ``parallel`` at a time; ``start(i)`` makes game i, its first search begun,
     or returns None when no more games are to start (a cluster's shared budget ran out): the games in flight
     are then played to the end.
 
-    Every step advances each search by one leaf batch (:func:`step`); a game whose
+    Every step advances each search by one leaf batch (:func:`submit_step`); a game whose
     search finished plays its move, and ``on_over(game)`` receives each game as it
     ends. ``stop()``, checked every step, ends the run early. Returns the evaluator
     calls made and the games a stop left in flight.
+
+    ``lanes`` > 1 splits the games in flight into that many lanes, each a step behind the one before: a lane's
+    leaves go to the evaluator, and the other lanes' evaluations are read and their trees walked while the
+    network runs. That pays where the evaluator runs asynchronously (a GPU: :func:`~engine.search.batching.overlaps`);
+    elsewhere it only makes the batches smaller.
     """
-    active: list[_Game] = []
+    lanes = max(1, min(lanes, parallel))
+    seats = [parallel // lanes + (lane < parallel % lanes) for lane in range(lanes)]
+    playing: list[list[_Game]] = [[] for _ in range(lanes)]
+    submitted: list[Submitted | None] = [None] * lanes
     begun = calls = 0
-    while begun < games or active:
-        if stop is not None and stop():
-            break
-        while len(active) < parallel and begun < games:
-            game = start(begun)
-            if game is None:
-                games = begun
-                break
-            active.append(game)
-            begun += 1
-        calls += step([game.job for game in active if game.job is not None])
-        for game in list(active):
+
+    def settle(lane: int) -> None:
+        """Read the lane's evaluation, play the moves its finished searches found, retire the games over."""
+        nonlocal calls
+        pending, submitted[lane] = submitted[lane], None
+        if pending is not None:
+            calls += pending.complete()
+        for game in list(playing[lane]):
             if game.job is not None and game.job.finished:
                 game.play_searched()
             if game.job is None:
-                active.remove(game)
+                playing[lane].remove(game)
                 on_over(game)
-    return calls, active
+
+    while begun < games or any(playing):
+        if stop is not None and stop():
+            break
+        for lane in range(lanes):
+            settle(lane)
+            while len(playing[lane]) < seats[lane] and begun < games:
+                game = start(begun)
+                if game is None:
+                    games = begun
+                    break
+                playing[lane].append(game)
+                begun += 1
+            submitted[lane] = submit_step([game.job for game in playing[lane] if game.job is not None])
+    for lane in range(lanes):
+        settle(lane)
+    return calls, [game for lane in playing for game in lane]
 
 
 def run_in_threads(jobs: int, work: Callable[[int, Callable[[], bool]], None]) -> None:

@@ -47,8 +47,9 @@ from engine import (
     dump_sgf,
     write_text,
 )
+from engine.search.batching import overlaps
 from training.baselines import random_move
-from training.batching import play_in_flight
+from training.batching import OVERLAP_LANES, play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, new_game_id, record_name, write_record
 from training.territory import final_board
 
@@ -377,7 +378,8 @@ def play_games(evaluator: Evaluator, rules: Rules, model: str, config: SelfPlayC
         if on_game is not None:
             on_game(finished.summary)
 
-    summary.evaluator_calls, unfinished = play_in_flight(start, games, config.parallel_games, over, stop)
+    lanes = OVERLAP_LANES if overlaps(evaluator) else 1
+    summary.evaluator_calls, unfinished = play_in_flight(start, games, config.parallel_games, over, stop, lanes)
     summary.in_flight_games = len(unfinished)
     summary.in_flight_moves = sum(len(game.game.moves) for game in unfinished)
     summary.simulations += sum(game.simulations for game in unfinished)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from engine.nn.config import NetConfig, NetOutput
 from engine.nn.model_format import ModelFormatError, ModelInfo
 from engine.search.evaluator import Evaluation, Positions, apply_decisive_moves, legal_masks, masked_softmax
 
-__all__ = ["Encoder", "CachedNetEvaluator", "Symmetries", "RowCache", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Encoder", "CachedNetEvaluator", "PendingEvaluation", "Symmetries", "RowCache", "DEFAULT_CACHE_SIZE"]
 
 DEFAULT_CACHE_SIZE = 1 << 15
 """Cached evaluations (about 1.5 KB each on 19x19: logits of every action and a value; 3 KB with ownership)."""
@@ -207,39 +207,34 @@ class CachedNetEvaluator:
         difference in points, komi included. Heads the network lacks (see
         :attr:`aux_heads`) are None.
         """
+        return self.submit(positions, legal).result()
+
+    def submit(self, positions: Positions, legal: np.ndarray | None = None) -> PendingEvaluation:
+        """:meth:`evaluate`, begun: where the network runs asynchronously (:attr:`asynchronous`) its forward
+        pass is under way when this returns, and the caller can walk other trees before reading the result."""
         batch = PositionBatch.stack(positions)
         masks = legal_masks(batch) if legal is None else legal
         raw = self._empty(len(batch), masks.shape[1])
         keys = self._keys(batch) if self.cache_size > 0 else []
         todo = self._lookup(keys, raw) if keys else list(range(len(batch)))
+        launched = None
         if todo:
             subset = batch if len(todo) == len(batch) else PositionBatch(batch.rules, batch.cells[todo],
                                                                          batch.info[todo])
-            fresh = self.infer(self.encoder.encode_batch(subset))
-            for rows, computed in zip(raw, fresh):
-                if rows is not None:
-                    rows[todo] = computed
-            if keys:
-                self._cache.store([keys[i] for i in todo], fresh)
-        priors, values = masked_softmax(raw.policy, masks), np.clip(raw.value, -1.0, 1.0)
-        proven = apply_decisive_moves(batch, priors, values) if self.decisive else None
-        return Evaluation(*raw._replace(policy=priors, value=values), proven=proven)
+            launched = self._launch_infer(self.encoder.encode_batch(subset), None)
+        return PendingEvaluation(self, batch, masks, raw, keys, todo, launched)
+
+    @property
+    def asynchronous(self) -> bool:
+        """Whether :meth:`submit` returns before the network has run (a GPU), so that overlapping pays."""
+        return False
 
     def infer(self, planes: np.ndarray, symmetries: np.ndarray | None = None) -> NetOutput[np.ndarray]:
         """Run the network on encoded ``planes[B, C, N, N]``: every head as float32 arrays, the policy as raw
         logits ``[B, N*N + 1]`` (no legal-move mask). ``symmetries int[B]`` (0..7, numbered as
         ``encoders.symmetry``) evaluates each position under that board symmetry; without them a random one
         is drawn when ``random_symmetry`` is on. The outputs are mapped back to the original boards."""
-        planes = np.asarray(planes)
-        if symmetries is None and self.random_symmetry:
-            symmetries = self._rng.integers(0, 8, len(planes))
-        if symmetries is None:
-            return self._forward(planes)
-        ks = np.asarray(symmetries, dtype=np.int64)
-        table = self._symmetry(planes.shape[-1])
-        out = self._forward(table.planes(planes, ks))
-        return out._replace(policy=table.undo_policy(out.policy, ks),
-                            ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
+        return self._finish_infer(self._launch_infer(planes, symmetries))
 
     def raw(self, positions: Positions, symmetry: int = 0) -> NetOutput[np.ndarray]:
         """Every head for a batch under board ``symmetry`` (mapped back), uncached and unmasked, as the
@@ -254,6 +249,32 @@ class CachedNetEvaluator:
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
         """The network on ``planes[B, C, N, N]`` (any numeric dtype): every head as float32 host arrays."""
         raise NotImplementedError
+
+    def _launch(self, planes: np.ndarray) -> Any:
+        """Start the network on ``planes``; :meth:`_collect` reads the outputs. Here the network runs at once."""
+        return self._forward(planes)
+
+    def _collect(self, launched: Any) -> NetOutput[np.ndarray]:
+        """The outputs of a :meth:`_launch`, as :meth:`_forward` gives them."""
+        return launched
+
+    def _launch_infer(self, planes: np.ndarray, symmetries: np.ndarray | None) -> _Launched:
+        planes = np.asarray(planes)
+        if symmetries is None and self.random_symmetry:
+            symmetries = self._rng.integers(0, 8, len(planes))
+        if symmetries is None:
+            return _Launched(self._launch(planes), None, None)
+        ks = np.asarray(symmetries, dtype=np.int64)
+        table = self._symmetry(planes.shape[-1])
+        return _Launched(self._launch(table.planes(planes, ks)), ks, table)
+
+    def _finish_infer(self, launched: _Launched) -> NetOutput[np.ndarray]:
+        out = self._collect(launched.handle)
+        if launched.symmetries is None or launched.table is None:
+            return out
+        ks, table = launched.symmetries, launched.table
+        return out._replace(policy=table.undo_policy(out.policy, ks),
+                            ownership=None if out.ownership is None else table.undo_points(out.ownership, ks))
 
     def _empty(self, batch: int, actions: int) -> NetOutput[np.ndarray]:
         """Room for ``batch`` rows of every head the network has (float32)."""
@@ -281,3 +302,37 @@ class CachedNetEvaluator:
         if size not in self._symmetries:
             self._symmetries[size] = Symmetries(size)
         return self._symmetries[size]
+
+
+class _Launched(NamedTuple):
+    """A forward pass under way: the runtime's handle and the symmetries to undo on its outputs."""
+
+    handle: Any
+    symmetries: np.ndarray | None
+    table: Symmetries | None
+
+
+class PendingEvaluation:
+    """A batch handed to :meth:`CachedNetEvaluator.submit`: :meth:`result` waits for the network (if it still
+    runs), caches its rows, masks the illegal moves and gives the :class:`Evaluation`."""
+
+    def __init__(self, evaluator: CachedNetEvaluator, batch: PositionBatch, masks: np.ndarray,
+                 raw: NetOutput[np.ndarray], keys: list[Hashable], todo: list[int], launched: _Launched | None) -> None:
+        self._evaluator, self._batch, self._masks, self._raw = evaluator, batch, masks, raw
+        self._keys, self._todo, self._launched = keys, todo, launched
+        self._evaluation: Evaluation | None = None
+
+    def result(self) -> Evaluation:
+        if self._evaluation is None:
+            evaluator, raw = self._evaluator, self._raw
+            if self._launched is not None:
+                fresh = evaluator._finish_infer(self._launched)
+                for rows, computed in zip(raw, fresh):
+                    if rows is not None:
+                        rows[self._todo] = computed
+                if self._keys:
+                    evaluator._cache.store([self._keys[i] for i in self._todo], fresh)
+            priors, values = masked_softmax(raw.policy, self._masks), np.clip(raw.value, -1.0, 1.0)
+            proven = apply_decisive_moves(self._batch, priors, values) if evaluator.decisive else None
+            self._evaluation = Evaluation(*raw._replace(policy=priors, value=values), proven=proven)
+        return self._evaluation

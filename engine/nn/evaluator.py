@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -232,6 +232,35 @@ class NetEvaluator(CachedNetEvaluator):
             with self._autocast():
                 out = self._network(x)
             return out.map(lambda t: t.float().cpu().numpy())
+
+    @property
+    def asynchronous(self) -> bool:
+        """On a GPU the forward pass is queued and :meth:`submit` returns while it runs."""
+        return self.device.type == "cuda"
+
+    def _launch(self, planes: np.ndarray) -> Any:
+        """On a GPU: queue the copy in, the network and the copy out (to page-locked memory), and mark their end;
+        elsewhere the network runs now."""
+        if not self.asynchronous:
+            return self._forward(planes)
+        import torch
+
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(planes)).pin_memory().to(self.device, non_blocking=True)
+            x = x.to(torch.float32).contiguous(memory_format=torch.channels_last)
+            with self._autocast():
+                out = self._network(x)
+            host = out.map(lambda t: t.float().to("cpu", non_blocking=True))
+            done = torch.cuda.Event()
+            done.record()
+        return host, done
+
+    def _collect(self, launched: Any) -> NetOutput[np.ndarray]:
+        if not self.asynchronous:
+            return launched
+        host, done = launched
+        done.synchronize()
+        return host.map(lambda t: t.numpy())
 
     def _autocast(self) -> "torch.autocast":
         import torch

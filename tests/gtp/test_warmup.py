@@ -40,7 +40,8 @@ def test_boardsize_then_genmove_runs_on_the_eager_network_while_another_process_
     NeverDone.sizes = []
     config = FrontEndConfig(model=str(bundled_model(Rules.go(9))), seed=1,
                             player=PlayerConfig(visits=16, search=SearchConfig(batch_size=8)),
-                            evaluator=EvaluatorOptions(runtime="compile", seed=1))
+                            evaluator=EvaluatorOptions(runtime="compile", dtype="fp32", seed=1))   # fp32: what
+    # compiles ahead of time (on a CPU with native bf16, auto is bf16, which runs eagerly)
     out = io.BytesIO()
     script = b"boardsize 9\ngenmove b\nboardsize 7\ngenmove w\ngenmove b\nquit\n"
     serve(config, io.BytesIO(script), out, background=False)

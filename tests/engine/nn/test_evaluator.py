@@ -205,6 +205,24 @@ def test_cache_hits_return_identical_results() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
+def test_submissions_read_in_any_order_give_what_evaluate_gives() -> None:
+    rules = Rules.go(9, "japanese")
+    early, late = _positions(rules, 6), _positions(rules, 5, seed=3) + _positions(rules, 2)[:1]
+    reference = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=0)
+    evaluator = _eager(_net(9, aux_heads=AUX), TwoPlanes(), cache_size=100)
+    assert not evaluator.asynchronous   # on a CPU the network runs within submit
+    first, second = evaluator.submit(early), evaluator.submit(late)   # late's last position is early's first
+    assert evaluator.misses == 12, "nothing is cached before a result is read"
+    for pending, positions in ((second, late), (first, early)):
+        got, want = pending.result(), reference.evaluate(positions)
+        assert pending.result() is got
+        for field, a, b in zip(HEADS, got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=field)
+    again = evaluator.evaluate(early)
+    assert evaluator.hits == 6
+    np.testing.assert_array_equal(again.priors, first.result().priors)
+
+
 def test_cache_is_bounded_and_evicts_the_least_recent() -> None:
     positions = _positions(Rules.go(5, "japanese"), 5)
     encoder = TwoPlanes()
