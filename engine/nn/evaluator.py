@@ -130,8 +130,8 @@ class NetEvaluator(CachedNetEvaluator):
     the lowest priority into the user's cache (:meth:`compile_ahead`,
     :mod:`engine.nn.precompiled`), is there; both forms give the same outputs
     to float tolerance. Front ends ask for it: they answer at once and keep
-    their pace. Only a float32 network from a model file on the CPU is
-    compiled ahead of time; otherwise such an evaluator runs eagerly.
+    their pace. Only an fp32 or bf16 network from a model file on the CPU
+    is compiled ahead of time; otherwise such an evaluator runs eagerly.
     ``random_symmetry``, ``seed``, the cache (``cache_size``) and ``decisive`` are
     :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s.
     """
@@ -205,9 +205,9 @@ class NetEvaluator(CachedNetEvaluator):
         from engine.nn.precompiled import PrecompiledNetwork
 
         path = None if isinstance(model, PolicyValueNet) else model.path
-        if path is None or self.device.type != "cpu" or self.dtype_name != "fp32":
+        if path is None or self.device.type != "cpu" or self.dtype_name not in ("fp32", "bf16"):
             return None
-        return PrecompiledNetwork(self.net, path)
+        return PrecompiledNetwork(self.net, path, self.dtype_name)
 
     def _quantized(self, calibration: np.ndarray | None) -> "Int8Network":
         """The int8 network, calibrated on ``calibration`` or on random positions of the encoder's rules."""

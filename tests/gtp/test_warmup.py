@@ -22,7 +22,7 @@ class NeverDone:
     sizes: list[int] = []
 
     def __init__(self, command: list[str], **_options: object) -> None:
-        NeverDone.sizes.append(int(command[-2]))
+        NeverDone.sizes.append(int(command[4]))   # python -m engine.nn.aot_package MODEL SIZE PACKAGE DTYPE
 
     def poll(self) -> None:
         return None
@@ -40,8 +40,7 @@ def test_boardsize_then_genmove_runs_on_the_eager_network_while_another_process_
     NeverDone.sizes = []
     config = FrontEndConfig(model=str(bundled_model(Rules.go(9))), seed=1,
                             player=PlayerConfig(visits=16, search=SearchConfig(batch_size=8)),
-                            evaluator=EvaluatorOptions(runtime="compile", dtype="fp32", seed=1))   # fp32: what
-    # compiles ahead of time (on a CPU with native bf16, auto is bf16, which runs eagerly)
+                            evaluator=EvaluatorOptions(runtime="compile", seed=1))
     out = io.BytesIO()
     script = b"boardsize 9\ngenmove b\nboardsize 7\ngenmove w\ngenmove b\nquit\n"
     serve(config, io.BytesIO(script), out, background=False)

@@ -28,7 +28,7 @@ class FakeChild:
         return self.returncode
 
     def finish(self, succeeded: bool = True) -> None:
-        package = Path(self.command[-1])
+        package = Path(self.command[5])   # python -m engine.nn.aot_package MODEL SIZE PACKAGE DTYPE
         if succeeded:
             package.write_bytes(b"a package")
         else:

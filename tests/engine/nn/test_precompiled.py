@@ -32,7 +32,8 @@ def _model(tmp_path: Path, seed: int = 0) -> Path:
 
 
 def _ahead(path: Path, **options: object) -> NetEvaluator:
-    return NetEvaluator(load_model(path), TwoPlanes(), device="cpu", dtype="fp32", runtime="compile", cache_size=0,
+    options = {"dtype": "fp32", **options}
+    return NetEvaluator(load_model(path), TwoPlanes(), device="cpu", runtime="compile", cache_size=0,
                         ahead_of_time=True, **options)  # type: ignore[arg-type]
 
 
@@ -79,42 +80,53 @@ def test_a_failed_compile_leaves_the_eager_network_and_is_not_tried_again(
     assert len(FakeChild.started) == 1
 
 
-def test_only_a_float32_cpu_network_from_a_file_compiles_ahead(tmp_path: Path, fake_compiles: Recorded) -> None:
-    assert "runtime=compile ahead of time" in repr(_ahead(_model(tmp_path)))
+def test_fp32_and_bf16_cpu_networks_from_a_file_compile_ahead_each_to_its_package(
+        tmp_path: Path, fake_compiles: Recorded) -> None:
+    path = _model(tmp_path)
+    assert "runtime=compile ahead of time" in repr(_ahead(path))
+    bf16 = _ahead(path, dtype="bf16")
+    bf16.compile_ahead(5)
+    assert FakeChild.started[-1][6] == "bf16" and "-5x5-bf16-" in FakeChild.started[-1][5]
+    assert package_path(bf16.net, 5, dtype="bf16") != package_path(bf16.net, 5), "one package per arithmetic"
     bare = NetEvaluator(PolicyValueNet(NetConfig(1, 8, 2, 5)), TwoPlanes(), device="cpu", dtype="fp32",
                         runtime="compile", ahead_of_time=True)
-    bf16 = NetEvaluator(load_model(_model(tmp_path)), TwoPlanes(), device="cpu", dtype="bf16", runtime="compile",
-                        ahead_of_time=True)
-    for evaluator in (bare, bf16):
+    int8 = NetEvaluator(load_model(path), TwoPlanes(), device="cpu", dtype="int8", runtime="eager",
+                        ahead_of_time=True, calibration=np.zeros((4, 2, 5, 5), np.float32))
+    for evaluator in (bare, int8):
         evaluator.compile_ahead(5)
         assert evaluator.runtime == "eager"
-    assert FakeChild.started == []
+    assert len(FakeChild.started) == 1
+    with pytest.raises(ValueError, match="not int8"):
+        package_path(bf16.net, 5, dtype="int8")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_the_compile_process_makes_a_package_that_plays_as_the_eager_network(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("dtype", "tolerance"), [("fp32", 1e-5), ("bf16", 0.05)])
+def test_the_compile_process_makes_a_package_that_plays_as_the_eager_network(tmp_path: Path, dtype: str,
+                                                                             tolerance: float) -> None:
     """The real thing: the child process exports and compiles (a minute on a busy machine), the package loads and
-    gives the eager network's outputs for batches of 1 and more; a model that is not the one the package's name
-    says fails and leaves the mark that stops further tries."""
+    gives the eager network's outputs (bf16: to bf16's precision) for batches of 1 and more; a model that is not
+    the one the package's name says fails and leaves the mark that stops further tries."""
     path = _model(tmp_path)
     net = load_model(path).net.for_inference()
-    package = package_path(net, 5, tmp_path / "compiled")
+    package = package_path(net, 5, tmp_path / "compiled", dtype)
     package.parent.mkdir()
     child = [sys.executable, "-m", "engine.nn.aot_package"]
-    done = subprocess.run([*child, str(path), "5", str(package)], capture_output=True, timeout=580)
+    done = subprocess.run([*child, str(path), "5", str(package), dtype], capture_output=True, timeout=580)
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     assert compiles_in_progress(package.parent) == []
     forward = load_package(package, net)
     for batch in (1, 4):
-        planes = torch.randn(batch, 2, 5, 5)
+        planes = (torch.rand(batch, 2, 5, 5) < 0.3).float()
         with torch.inference_mode():
             want, got = net(planes), forward(planes)
         for field, a, b in zip(NetOutput._fields, got, want):
             assert (a is None) == (b is None), field
             if a is not None:
-                np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5, err_msg=field)
+                assert a.dtype == torch.float32, field
+                np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=10 * tolerance, atol=tolerance, err_msg=field)
     other = package.with_name(package.name.replace("5x5", "7x7"))
-    failed = subprocess.run([*child, str(path), "7", str(other)], capture_output=True, timeout=300)
+    failed = subprocess.run([*child, str(path), "7", str(other), dtype], capture_output=True, timeout=300)
     assert failed.returncode == 1 and other.with_suffix(".failed").is_file() and not other.exists()
     assert b"is not the network" in failed.stderr

@@ -51,7 +51,7 @@ def test_a_size_asked_for_after_torch_loaded_is_compiled_too(tmp_path: Path, fak
     evaluator.compile_ahead(5)
     evaluator.wait_for_torch(timeout=60)
     evaluator.compile_ahead(7)
-    assert [command[-2] for command in FakeChild.started] == ["5", "7"]
+    assert [command[4] for command in FakeChild.started] == ["5", "7"]   # MODEL SIZE PACKAGE DTYPE
 
 
 def test_a_front_end_on_a_machine_without_a_gpu_stages_its_network(monkeypatch: pytest.MonkeyPatch) -> None:
