@@ -35,7 +35,8 @@ for month in $month_list; do collections+=(--collection "$DATA/kifu/$month.zip")
 if [ ! -d "$holdout" ]; then       # the held-out month's first 237 games (50,448 positions) measure every stage
     engine gather --collection "$DATA/kifu/$HOLDOUT.zip" --index "$DATA/index" --holdout-months $HOLDOUT \
         --encoder "$ENCODER" --output-directory "$holdout-all" --seed 0
-    mkdir -p "$holdout" && ls "$holdout-all/holdout/"*.npz | head -6 | xargs -I{} cp {} "$holdout/"
+    held=("$holdout-all/holdout/"*.npz)   # sorted; not ls | head, whose broken pipe fails under pipefail
+    mkdir -p "$holdout" && cp "${held[@]:0:6}" "$holdout/"
 fi
 
 model="$WORK/models/$(printf %06d "$STAGE")-b6c64-pooled.safetensors"
