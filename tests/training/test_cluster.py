@@ -82,6 +82,32 @@ def test_layout_gives_each_gpu_a_server_fed_by_the_other_cpus() -> None:
     assert Layout(actors_per_node=28).plan(16, 2) == (2, 1.0, 28, 0.5)
 
 
+def test_a_remote_evaluator_overlaps_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU server's actors walk one lane while it answers the other (asked for by the pool); a CPU server's do
+    not. A submission sends the request at once and waits for it only when its result is read."""
+    import ray
+
+    from engine.core.position import Position, PositionBatch
+    from engine.search.batching import overlaps
+    from training.cluster.inference import RemoteEvaluator
+
+    sent: list[int] = []
+
+    class Server:
+        class evaluate:   # noqa: N801 -- stands in for a Ray actor method
+            @staticmethod
+            def remote(cells: Any, info: Any, legal: Any) -> str:
+                sent.append(len(cells))
+                return "answer"
+
+    waited: list[str] = []
+    monkeypatch.setattr(ray, "get", lambda reference: waited.append(reference) or reference)
+    assert not overlaps(RemoteEvaluator(Server())) and overlaps(RemoteEvaluator(Server(), asynchronous=True))
+    pending = RemoteEvaluator(Server(), asynchronous=True).submit(PositionBatch.stack([Position(GO5)] * 3))
+    assert sent == [3] and waited == []
+    assert pending.result() == "answer" and waited == ["answer"]
+
+
 def test_a_url_store_uploads_committed_files_whole_and_state_last(tmp_path: Path) -> None:
     remote = tmp_path / "bucket" / "run"
     store = RunStore(f"file://{remote}", tmp_path / "staging")

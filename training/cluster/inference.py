@@ -150,20 +150,40 @@ def _gpu_utilization(device: Any) -> float:
 
 
 class RemoteEvaluator:
-    """An evaluator whose network is an :class:`InferenceServer` actor: what a self-play actor searches with."""
+    """An evaluator whose network is an :class:`InferenceServer` actor: what a self-play actor searches with.
 
-    def __init__(self, server: Any) -> None:
+    ``asynchronous``: the actor's self-play walks its other lane of games (``training.batching.play_in_flight``)
+    while the server answers. Worth it where the server's network runs on a GPU; a CPU server shares the
+    actors' cores, and there the overlap lost (23 against 30 positions/s, `engine bench selfplay --ray local
+    --inference server` on two cores), the lanes' halved batches costing the network more than it gained."""
+
+    def __init__(self, server: Any, asynchronous: bool = False) -> None:
         self.server = server
+        self.asynchronous = asynchronous
 
     def evaluate(self, positions: PositionBatch, legal: np.ndarray | None = None) -> Evaluation:
-        import ray
+        return self.submit(positions, legal).result()
 
+    def submit(self, positions: PositionBatch, legal: np.ndarray | None = None) -> _Requested:
+        """Send the request; its :meth:`_Requested.result` waits for the answer."""
         if legal is None:
             legal = positions.legal_masks()
-        return ray.get(self.server.evaluate.remote(positions.cells, positions.info, legal))
+        return _Requested(self.server.evaluate.remote(positions.cells, positions.info, legal))
 
     def clear_cache(self) -> None:
         """Forget the server's cached evaluations."""
         import ray
 
         ray.get(self.server.clear_cache.remote())
+
+
+class _Requested:
+    """A request to an inference server, answered or not yet."""
+
+    def __init__(self, reference: Any) -> None:
+        self._reference = reference
+
+    def result(self) -> Evaluation:
+        import ray
+
+        return ray.get(self._reference)

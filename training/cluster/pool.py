@@ -125,8 +125,8 @@ class ActorPool:
             servers, server_cpus, actors, actor_cpus = self.layout.plan(resources.get("CPU", 0.0),
                                                                         int(resources.get("GPU", 0)))
             pin = NodeAffinitySchedulingStrategy(node_id, soft=False)
+            gpu = 1 if resources.get("GPU", 0) >= 1 else 0
             if node_id not in self.servers:
-                gpu = 1 if resources.get("GPU", 0) >= 1 else 0
                 self.servers[node_id] = [
                     server_class.options(num_cpus=server_cpus, num_gpus=gpu, scheduling_strategy=pin).remote(
                         self.model, str(self.rules), self.options, self.layout.threads if not gpu else None)
@@ -135,7 +135,7 @@ class ActorPool:
             have = sum(1 for slot in self.slots if slot.node == node_id)
             for index in range(have, self.wanted[node_id]):
                 here = self.servers[node_id]
-                network = ({"server": here[index % len(here)]} if here else
+                network = ({"server": here[index % len(here)], "overlap": bool(gpu)} if here else
                            {"model": self.model, "options": self.options, "threads": self.layout.threads or 1})
                 actor = worker_class.options(num_cpus=actor_cpus, scheduling_strategy=pin).remote(
                     str(self.rules), self.config, self.model_name, **network)

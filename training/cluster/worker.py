@@ -67,16 +67,18 @@ class SelfPlayWorker:
     """A self-play actor: searches here, and evaluates its leaves with its inference ``server`` (an
     :class:`~training.cluster.inference.InferenceServer` handle) or, with no server, with its own network
     (``model``, ``options`` and ``threads`` as :func:`~training.cluster.inference.actor_evaluator` takes them).
-    ``model_name`` names the games' model."""
+    ``model_name`` names the games' model. ``overlap``: the server runs on a GPU, and the actor walks one lane's
+    trees while it answers the other's leaves."""
 
     def __init__(self, rules_text: str, config: SelfPlayConfig, model_name: str, server: Any = None,
-                 model: bytes | None = None, options: Any = None, threads: int | None = 1) -> None:
+                 model: bytes | None = None, options: Any = None, threads: int | None = 1,
+                 overlap: bool = False) -> None:
         self.rules = Rules.parse(rules_text)
         self.config = config
         self.model = model_name
         self.server = server
         if server is not None:
-            self.evaluator: Any = RemoteEvaluator(server)
+            self.evaluator: Any = RemoteEvaluator(server, asynchronous=overlap)
         elif model is not None:
             self.evaluator = actor_evaluator(model, self.rules, options, threads)
         else:
