@@ -75,6 +75,9 @@ _HOMES = {
     "masked_softmax": "engine.search.evaluator",
     # engine.search.batching
     "step": "engine.search.batching",
+    "submit_step": "engine.search.batching",
+    "Submitted": "engine.search.batching",
+    "overlaps": "engine.search.batching",
     # engine.search.mcts
     "Search": "engine.search.mcts",
     "SearchJob": "engine.search.mcts",
@@ -108,6 +111,7 @@ _HOMES = {
     "NetEvaluator": "engine.nn.evaluator",
     "set_cpu_threads": "engine.nn.evaluator",
     "pick_device": "engine.nn.evaluator",
+    "pick_dtype": "engine.nn.evaluator",
     # engine.nn.numpy_evaluator (no torch)
     "NumpyEvaluator": "engine.nn.numpy_evaluator",
     # engine.nn.blas

@@ -15,8 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from engine import SearchJob
-from engine.search.batching import Submitted, submit_step
+from engine import SearchJob, Submitted, submit_step
 
 __all__ = ["InFlight", "play_in_flight", "run_in_threads", "OVERLAP_LANES"]
 

@@ -45,9 +45,9 @@ from engine import (
     SearchResult,
     action_to_gtp,
     dump_sgf,
+    overlaps,
     write_text,
 )
-from engine.search.batching import overlaps
 from training.baselines import random_move
 from training.batching import OVERLAP_LANES, play_in_flight
 from training.records import RECORD_SUFFIX, SelfPlayRecord, new_game_id, record_name, write_record

@@ -182,7 +182,7 @@ def training_dtype(config: TrainConfig, device: Any) -> str:
     """``bf16`` or ``fp32``: what ``config.dtype`` means on ``device`` (a ``torch.device``)."""
     import torch
 
-    from engine.nn.evaluator import pick_dtype
+    from engine import pick_dtype
 
     return "bf16" if pick_dtype(config.dtype, device) == torch.bfloat16 else "fp32"
 

@@ -88,7 +88,7 @@ def test_a_remote_evaluator_overlaps_only_when_asked(monkeypatch: pytest.MonkeyP
     import ray
 
     from engine.core.position import Position, PositionBatch
-    from engine.search.batching import overlaps
+    from engine import overlaps
     from training.cluster.inference import RemoteEvaluator
 
     sent: list[int] = []
