@@ -255,6 +255,7 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
         for index, record in games_already_played(Path(sgf_dir), rules, config, a.seat_name).items():
             assert record.result is not None
             result.add(record.result, a_color(index), len(record.moves))
+            result.resumed += 1
             todo.remove(index)
     lock = threading.Lock()
     opened: list[_Pair] = []

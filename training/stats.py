@@ -58,7 +58,8 @@ def signed(elo: float) -> str:
 @dataclass
 class MatchResult:
     """A's results against B. ``a_black_*`` counts A's wins and games with black; ``*_move_seconds`` is each
-    side's mean time from asking for a move to its answer."""
+    side's mean time from asking for a move to its answer. ``resumed``: games counted from an earlier run's
+    records, whose times are unknown: ``seconds`` and the move times are those of the other games."""
 
     a: str
     b: str
@@ -71,6 +72,7 @@ class MatchResult:
     seconds: float = 0.0
     a_move_seconds: float = 0.0
     b_move_seconds: float = 0.0
+    resumed: int = 0
 
     @property
     def games(self) -> int:
@@ -101,7 +103,7 @@ class MatchResult:
                 "draws": self.draws, "a_black_wins": self.a_black_wins, "a_black_games": self.a_black_games,
                 "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
                 "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
-                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds}
+                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds, "resumed": self.resumed}
 
     def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
         """Count one finished game in which A played ``a_color``."""

@@ -87,8 +87,8 @@ def test_a_remote_evaluator_overlaps_only_when_asked(monkeypatch: pytest.MonkeyP
     not. A submission sends the request at once and waits for it only when its result is read."""
     import ray
 
-    from engine.core.position import Position, PositionBatch
     from engine import overlaps
+    from engine.core.position import Position, PositionBatch
     from training.cluster.inference import RemoteEvaluator
 
     sent: list[int] = []

@@ -132,6 +132,7 @@ def test_a_resumed_match_plays_only_the_games_it_lacks(tmp_path: Path) -> None:
     (tmp_path / "game-0002.sgf").unlink()   # as if the match had stopped before its second game
     whole = match(5, "--resume")
     assert whole["games"] == 5 and whole["a_black_games"] == 3 and whole["wins"] == first["wins"] + 1
+    assert first["resumed"] == 0 and whole["resumed"] == 2, "the kept games 1 and 3 are not timed again"
     assert {name: (tmp_path / name).stat().st_mtime_ns for name in ("game-0001.sgf", "game-0003.sgf")} == {
         name: written[name] for name in ("game-0001.sgf", "game-0003.sgf")}, "a kept game was played again"
     assert sorted(path.name for path in tmp_path.glob("*.sgf")) == [f"game-{i:04d}.sgf" for i in range(1, 6)]
