@@ -2,9 +2,10 @@
 
     python experiments/go19-supervised/curve.py WORK [OUT]
 
-Reads each stage's ``train-N.json`` and ``validate-N.json`` in WORK (what run.sh writes) and writes
-``curve.json`` and ``curve.png`` in OUT (default: WORK). A stage that started from another network
-(``start-N.txt``, its model file) begins a line of its own, its positions counted from zero.
+Reads each stage's ``train-N.json`` and ``validate-N.json`` in WORK (what run.sh writes), adds them to the
+stages already in OUT's ``curve.json`` (a machine's WORK may hold only its own stages) and writes ``curve.json``
+and ``curve.png`` in OUT (default: WORK). A stage that started from another network (``start-N.txt``, its model
+file) begins a line of its own, its positions counted from zero.
 """
 
 from __future__ import annotations
@@ -22,19 +23,25 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main() -> None:
     work = Path(sys.argv[1])
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else work
-    rows, seen, start = [], 0, "fifteenplane, from random weights"
-    stage = 1
-    while (work / f"train-{stage}.json").exists() and (work / f"validate-{stage}.json").exists():
+    kept = out / "curve.json"
+    by_stage = {row["stage"]: row for row in json.loads(kept.read_text())} if kept.exists() else {}
+    stages = sorted(int(path.stem.split("-")[1]) for path in work.glob("train-*.json"))
+    for stage in stages:   # in order: a stage's positions add to the previous stage's on its line
+        if not (work / f"validate-{stage}.json").exists():
+            continue
         trained = json.loads((work / f"train-{stage}.json").read_text())
         held = json.loads((work / f"validate-{stage}.json").read_text())
+        previous = by_stage.get(stage - 1)
+        seen, start = (previous["training_positions"], previous["start"]) if previous else (
+            0, "fifteenplane, from random weights")
         if (work / f"start-{stage}.txt").exists():
             seen, start = 0, f"from {Path((work / f'start-{stage}.txt').read_text().strip()).stem}"
         seen += (trained["resumed_from"] + trained["steps"]) * trained["batch_size"]   # a resumed run counts all
-        rows.append({"stage": stage, "start": start, "model": held["model"], "training_positions": seen,
-                     "samples_per_s": round(trained["samples_per_s"], 1), "top1": held["top1"],
-                     "policy_loss": held["policy_loss"], "value_mse": held["value_mse"],
-                     "score_mae": held.get("score_mae"), "holdout_samples": held["samples"]})
-        stage += 1
+        by_stage[stage] = {"stage": stage, "start": start, "model": held["model"], "training_positions": seen,
+                           "samples_per_s": round(trained["samples_per_s"], 1), "top1": held["top1"],
+                           "policy_loss": held["policy_loss"], "value_mse": held["value_mse"],
+                           "score_mae": held.get("score_mae"), "holdout_samples": held["samples"]}
+    rows = [by_stage[stage] for stage in sorted(by_stage)]
     (out / "curve.json").write_text(json.dumps(rows, indent=1) + "\n")
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for line in dict.fromkeys(row["start"] for row in rows):
