@@ -410,7 +410,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
               help="Train in the NHWC memory layout (faster convolutions on the CPU; `engine bench train` compares).")
 @click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
               help="Arithmetic of the passes; bf16 is mixed precision (weights and optimiser in fp32). auto: bf16 "
-                   "on a GPU that has it, else fp32.")
+                   "where the hardware has it natively (a GPU; a CPU with AMX or AVX-512 BF16), else fp32.")
 @click.option("--checkpoint-every", type=click.IntRange(0), default=200, show_default=True)
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)

@@ -222,16 +222,7 @@ class NetEvaluator(CachedNetEvaluator):
 
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
         """Planes to the device, the network (compiled or eager), every head back as float32 host arrays."""
-        import torch
-
-        with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device, non_blocking=True)
-            x = x.to(torch.float32)
-            if self.channels_last:
-                x = x.contiguous(memory_format=torch.channels_last)
-            with self._autocast():
-                out = self._network(x)
-            return out.map(lambda t: t.float().cpu().numpy())
+        return self._collect(self._launch(planes))
 
     @property
     def asynchronous(self) -> bool:
@@ -239,27 +230,29 @@ class NetEvaluator(CachedNetEvaluator):
         return self.device.type == "cuda"
 
     def _launch(self, planes: np.ndarray) -> Any:
-        """On a GPU: queue the copy in, the network and the copy out (to page-locked memory), and mark their end;
-        elsewhere the network runs now."""
-        if not self.asynchronous:
-            return self._forward(planes)
+        """Planes to the device, the network, every head back to the host. On a GPU all three are queued (the
+        copies through page-locked memory) and an event marks their end; elsewhere they are done on return."""
         import torch
 
+        queued = self.asynchronous
         with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(planes)).pin_memory().to(self.device, non_blocking=True)
-            x = x.to(torch.float32).contiguous(memory_format=torch.channels_last)
+            x = torch.from_numpy(np.ascontiguousarray(planes))
+            x = (x.pin_memory() if queued else x).to(self.device, non_blocking=True).to(torch.float32)
+            if self.channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
             with self._autocast():
                 out = self._network(x)
-            host = out.map(lambda t: t.float().to("cpu", non_blocking=True))
-            done = torch.cuda.Event()
-            done.record()
+            host = out.map(lambda t: t.float().to("cpu", non_blocking=queued))
+            done = None
+            if queued:
+                done = torch.cuda.Event()
+                done.record()
         return host, done
 
     def _collect(self, launched: Any) -> NetOutput[np.ndarray]:
-        if not self.asynchronous:
-            return launched
         host, done = launched
-        done.synchronize()
+        if done is not None:
+            done.synchronize()
         return host.map(lambda t: t.numpy())
 
     def _autocast(self) -> "torch.autocast":
