@@ -3,18 +3,23 @@
 # 2 random opening moves, colours alternating, GNU Go scoring.
 #
 #   experiments/go19-supervised/against-gnugo.sh [WORK] [GAMES]     (default runs/go19, 50 games)
+#   MODEL=experiments/go19-supervised/000009-b6c64-pooled.safetensors NAME=stage9 against-gnugo.sh WORK
+#       (a candidate network instead of the bundled one; its games go to WORK/matches/NAME-vs-gnugo10-19x19/)
 #
 # GNU Go 3.8 sometimes dies (SIGSEGV) in a 19x19 game. The game it died in is not written, and the match, run
 # again with --resume, plays it again from its start: up to 30 times. Each death is noted in
-# WORK/matches/tygem-vs-gnugo10-19x19-deaths.log; the games are in WORK/matches/tygem-vs-gnugo10-19x19/.
+# WORK/matches/NAME-vs-gnugo10-19x19-deaths.log; the games are in WORK/matches/NAME-vs-gnugo10-19x19/.
 set -uo pipefail
 WORK=${1:-runs/go19}
 GAMES=${2:-50}
+MODEL=${MODEL:-}                  # empty: the network engine gtp picks for 19x19
+NAME=${NAME:-tygem}
 export PATH=/usr/games:$PATH
-out="$WORK/matches/tygem-vs-gnugo10-19x19"
+out="$WORK/matches/$NAME-vs-gnugo10-19x19"
+player="engine gtp --visits 800${MODEL:+ --model $MODEL}"
 mkdir -p "$out"
 for try in $(seq 1 30); do
-    if nice -n 5 engine match "engine gtp --visits 800" "gnugo --mode gtp --level 10 --chinese-rules" \
+    if nice -n 5 engine match "$player" "gnugo --mode gtp --level 10 --chinese-rules" \
             --games "$GAMES" --size 19 --komi 7.5 --random-moves 2 --referee "gnugo --mode gtp --chinese-rules" \
             --sgf-dir "$out" --resume --json > "$out.json.part" 2>> "$out.log"; then
         mv "$out.json.part" "$out.json"
