@@ -25,7 +25,8 @@ KATA_SCORED = re.compile(r"^move (\S+) visits (\d+) utility (-?[\d.]+) winrate (
 class WhiteOwnsAll:
     """Uniform priors and value 0; the heads say white owns every point and leads by 4.5 (stdev 3).
 
-    Each call takes ``delay`` seconds, so that analysis lines come while a search runs.
+    Each call takes ``delay`` seconds, so that analysis lines come while a search runs: a search writes at most
+    one line a tenth of a second, and one that ends sooner writes none before its move.
     """
 
     def __init__(self, delay: float = 0.0) -> None:
@@ -42,7 +43,7 @@ class WhiteOwnsAll:
 
 @pytest.fixture(autouse=True)
 def heads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gtp.state, "load_evaluator", lambda rules, model, options: WhiteOwnsAll(0.005))
+    monkeypatch.setattr(gtp.state, "load_evaluator", lambda rules, model, options: WhiteOwnsAll(0.02))
 
 
 def test_kata_analysis_lines_carry_the_scores_and_the_tree_ownership() -> None:
