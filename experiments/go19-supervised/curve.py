@@ -5,7 +5,8 @@
 Reads each stage's ``train-N.json`` and ``validate-N.json`` in WORK (what run.sh writes), adds them to the
 stages already in OUT's ``curve.json`` (a machine's WORK may hold only its own stages) and writes ``curve.json``
 and ``curve.png`` in OUT (default: WORK). A stage that started from another network (``start-N.txt``, its model
-file) begins a line of its own, its positions counted from zero.
+file) begins a line of its own, its positions counted from zero, unless that network is an earlier stage's: then
+it continues that stage's line.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def main() -> None:
         seen, start = (previous["training_positions"], previous["start"]) if previous else (
             0, "fifteenplane, from random weights")
         if (work / f"start-{stage}.txt").exists():
-            seen, start = 0, f"from {Path((work / f'start-{stage}.txt').read_text().strip()).stem}"
+            began = Path((work / f"start-{stage}.txt").read_text().strip()).stem
+            earlier = [row for row in by_stage.values() if row["model"] == began and row["stage"] < stage]
+            seen, start = (earlier[0]["training_positions"], earlier[0]["start"]) if earlier else (0, f"from {began}")
         seen += (trained["resumed_from"] + trained["steps"]) * trained["batch_size"]   # a resumed run counts all
         by_stage[stage] = {"stage": stage, "start": start, "model": held["model"], "training_positions": seen,
                            "samples_per_s": round(trained["samples_per_s"], 1), "top1": held["top1"],
