@@ -136,14 +136,16 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
 @click.option("--resume", is_flag=True,
               help="Count the games already in --sgf-dir and play only the rest (same engines and settings).")
+@runtime_options()
 @seed_option()
 @json_option
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
                   random_moves: int, scorer: str, referee: str | None, jobs: int, visits: int, timeout: float,
-                  sgf_dir: str | None, resume: bool, seed: int, as_json: bool) -> None:
+                  sgf_dir: str | None, resume: bool, device: str | None, dtype: str, runtime: str,
+                  threads: int | None, seed: int, as_json: bool) -> None:
     """Play ENGINE_A against ENGINE_B (GTP command lines, baselines: random, mcts-rollouts:N,
-    gomokubench:LEVEL, or model files, played in this process at --visits), by default under
-    Chinese rules: A's win rate and Elo.
+    gomokubench:LEVEL, or model files, played in this process at --visits with --device, --dtype,
+    --runtime and --threads), by default under Chinese rules: A's win rate and Elo.
 
     Every move is checked by the rules core; an engine that plays an illegal move
     (under renju: black's forbidden points too), refuses a command or hangs ends
@@ -152,10 +154,12 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
     from tqdm import tqdm
 
     from engine import EngineError, Rules
-    from training.match import MatchConfig, contestant, play_match
+    from training.match import MatchConfig, contestant, is_baseline, is_local, play_match
     from training.settings import replace_paths
 
     try:
+        networks = [spec for spec in (engine_a, engine_b) if is_local(spec) and not is_baseline(spec)]
+        options = evaluator_options(device, dtype, runtime, threads, seed) if networks else None
         text = rules_text or "chinese"
         rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
         if rules.game == "go":
@@ -163,7 +167,7 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
         config = replace_paths(MatchConfig(), {
             "games": games, "player.visits": visits, "random_moves": random_moves, "scorer": scorer,
             "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed})
-        a, b = contestant(engine_a, "A", rules, config), contestant(engine_b, "B", rules, config)
+        a, b = contestant(engine_a, "A", rules, config, options), contestant(engine_b, "B", rules, config, options)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:
                 bar.n = result.games

@@ -128,3 +128,27 @@ def test_a_model_file_plays_in_this_process_in_engine_match(go5_model: Path, tmp
     assert '"games": 2' in result.output
     records = [load_sgf_file(path) for path in sorted((tmp_path / "games").glob("*.sgf"))]
     assert [record.black_name for record in records] == ["A", "B"] and all(record.moves for record in records)
+
+
+def test_engine_match_runs_a_model_file_as_told(go5_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--dtype, --runtime and --threads reach the network a model file plays with (on a loaded machine one
+    thread can be several times faster)."""
+    import torch
+    from click.testing import CliRunner
+
+    import engine
+    from engine.cli import main
+
+    seen = []
+    load = engine.load_evaluator
+    monkeypatch.setattr(engine, "load_evaluator", lambda rules, spec, options: seen.append(options) or load(
+        rules, spec, options))
+    threads = torch.get_num_threads()
+    try:
+        result = CliRunner().invoke(main, ["match", str(go5_model), "random", "--size", "5", "--games", "1",
+                                           "--visits", "8", "--dtype", "fp32", "--runtime", "eager", "--threads", "1"])
+        assert result.exit_code == 0, result.output
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
+    assert [(options.dtype, options.runtime) for options in seen] == [("fp32", "eager")]
