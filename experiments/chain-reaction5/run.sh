@@ -79,7 +79,7 @@ case "$ACTION" in
                 folder="$out/${size}x${size}-${opponent%%:*}"
                 mkdir -p "$folder"
                 nice -n 10 engine match "$best" "$opponent" --rules "chain-reaction size=$size" \
-                    --games "$FINAL_GAMES" --visits "$VISITS" --sgf-dir "$folder" --resume --json \
+                    --games "$FINAL_GAMES" --visits "$VISITS" --threads 1 --sgf-dir "$folder" --resume --json \
                     > "$folder.json.part"
                 mv "$folder.json.part" "$folder.json"
                 python -c "import json, sys; r = json.load(open(sys.argv[1])); low, high = r['win_rate_interval']; \
