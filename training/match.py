@@ -59,8 +59,8 @@ from training.referee import Refereed, referee_game
 from training.stats import MatchResult
 
 __all__ = ["MatchConfig", "Contestant", "make_agent", "contestant", "play_match",
-           "games_already_played", "is_baseline", "is_local", "match_rules", "DEFAULT_ROLLOUT_VISITS", "BASELINES",
-           "SCORERS"]
+           "games_already_played", "is_baseline", "is_local", "is_model_file", "match_rules", "DEFAULT_ROLLOUT_VISITS",
+           "BASELINES", "SCORERS"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
 BASELINES = "random, mcts-rollouts[:N], gomokubench[:easy|standard|hard]"
@@ -122,14 +122,17 @@ def is_baseline(spec: str) -> bool:
     return word in ("random", "mcts-rollouts", "gomokubench")
 
 
-def is_local(spec: str) -> bool:
-    """Whether ``spec`` names a player this process runs, a baseline or a model file, rather than a GTP
-    engine's command line. A model file is an existing file that is not executable: ``/usr/games/gnugo``
-    alone is a command."""
-    if is_baseline(spec):
-        return True
+def is_model_file(spec: str) -> bool:
+    """Whether ``spec`` names a model file: an existing file that is not executable (``/usr/games/gnugo`` alone
+    is a command)."""
     path = spec.strip()
     return bool(path) and not any(c.isspace() for c in path) and os.path.isfile(path) and not os.access(path, os.X_OK)
+
+
+def is_local(spec: str) -> bool:
+    """Whether ``spec`` names a player this process runs, a baseline or a model file, rather than a GTP
+    engine's command line."""
+    return is_baseline(spec) or is_model_file(spec)
 
 
 def match_rules(a: str, b: str, rules_text: str | None = None, game: str | None = None, size: int | None = None,

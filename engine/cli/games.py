@@ -154,12 +154,12 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
     from tqdm import tqdm
 
     from engine import EngineError, Rules
-    from training.match import MatchConfig, contestant, is_baseline, is_local, play_match
+    from training.match import MatchConfig, contestant, is_model_file, play_match
     from training.settings import replace_paths
 
     try:
-        networks = [spec for spec in (engine_a, engine_b) if is_local(spec) and not is_baseline(spec)]
-        options = evaluator_options(device, dtype, runtime, threads, seed) if networks else None
+        network = is_model_file(engine_a) or is_model_file(engine_b)
+        options = evaluator_options(device, dtype, runtime, threads, seed) if network else None
         text = rules_text or "chinese"
         rules = Rules.parse(text, size=size or (9 if Rules.parse(text).game == "go" else None))
         if rules.game == "go":
