@@ -90,7 +90,7 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
-                      seed: int | None, **own: Any) -> FrontEndConfig:
+                      seed: int | None, keep_own_eyes: bool = True, **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -100,7 +100,7 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from engine import EvaluatorOptions, SearchConfig
     from gtp.state import FrontEndConfig
 
-    player = replace(FrontEndConfig().player, search=SearchConfig(batch_size=batch),
+    player = replace(FrontEndConfig().player, search=SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes),
                      temperature_moves=temperature_moves, near_best=near_best)
     if visits is not None or seconds is not None:
         player = replace(player, visits=visits, seconds=seconds)
@@ -131,9 +131,12 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="After its own move, search on the opponent's time until the next command; the next genmove "
                    "reuses the tree (and its visit limit counts those visits).")
+@click.option("--fill-own-eyes", is_flag=True,
+              help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
+                   "move does, short of rare seki and capturing-race shapes).")
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                model: str | None, visits: int | None, seconds: float | None, batch: int,
+                fill_own_eyes: bool, model: str | None, visits: int | None, seconds: float | None, batch: int,
                 temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
                 runtime: str, seed: int | None, log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
@@ -151,8 +154,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 
     move_seconds = DEFAULT_MOVE_SECONDS if visits is None and seconds is None else None
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed, size=size, rules=rules_text, komi=komi, ponder=ponder,
-                               move_seconds=move_seconds)
+                               runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
+                               ponder=ponder, move_seconds=move_seconds)
     try:
         config.initial_rules()
     except RulesError as exc:

@@ -53,7 +53,7 @@ from engine.core.chain_reaction import (
     chain_reaction_play,
     chain_reaction_set,
 )
-from engine.core.go import go_check, go_legal_mask, go_place_setup, go_play
+from engine.core.go import go_check, go_drop_own_eyes, go_legal_mask, go_place_setup, go_play
 from engine.core.gomoku import VARIANT_CODES, gomoku_check, gomoku_legal_mask, gomoku_play, gomoku_winning_point
 from engine.core.jit import njit
 from engine.core.rules import Rules
@@ -64,7 +64,7 @@ from engine.core.types import BLACK, EMPTY, WHITE
 __all__ = ["SPEC_LEN", "SPEC_DTYPES", "GAME", "SUICIDE", "WIN_LENGTH", "VARIANT", "MOVE_CAP", "TERRITORY", "GO",
            "GOMOKU", "CHAIN_REACTION", "pack_rules", "check_point", "check_move", "play_point", "place_point",
            "fill_legal_mask", "ended_by_play", "is_terminal", "game_result", "terminal_value", "winning_point",
-           "vcf_point"]
+           "vcf_point", "drop_own_eyes"]
 
 GAME, SUICIDE, WIN_LENGTH, VARIANT, MOVE_CAP, TERRITORY = 0, 1, 2, 3, 4, 5
 SPEC_LEN = 6
@@ -194,6 +194,20 @@ def fill_legal_mask(cells, info, W, action_point, color, spec, mask):
         mask[:] = False
         return
     _fill_legal(cells, info, W, action_point, color, spec, mask)
+
+
+def _go_drop_eyes(cells, info, W, action_point, color, spec, mask):
+    """Clear from ``mask[A]`` the moves that fill one of ``color``'s own one-point eyes (Go; the other games have
+    no eyes): no sound move does, short of rare seki and capturing-race shapes, so a search that never tries
+    them spends its visits elsewhere and never fills the eyes of a living group at the end of a game."""
+    go_drop_own_eyes(cells, W, action_point, color, mask)
+
+
+def _keep_every_move(cells, info, W, action_point, color, spec, mask):
+    pass
+
+
+drop_own_eyes = _by_game(_go_drop_eyes, _keep_every_move, _keep_every_move)
 
 
 @njit(cache=True, inline="always")

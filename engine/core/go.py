@@ -35,9 +35,9 @@ from engine.core.board import (
     record_move,
 )
 from engine.core.jit import njit
-from engine.core.types import BLACK, EMPTY, WHITE
+from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
-__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask"]
+__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "is_own_eye", "go_drop_own_eyes"]
 
 
 @njit(cache=True, inline="always")
@@ -299,3 +299,32 @@ def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
             mask[a] = _legal_without_liberty(stones, head, libs, W, p, color, suicide_allowed)
     mask[n] = True
 
+
+
+@njit(cache=True)
+def is_own_eye(stones, W, p, color):
+    """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps: its four
+    neighbours are ``color``'s stones or the edge, and the opponent holds fewer than two of its diagonals (none
+    on the edge)."""
+    for d in (1, -1, W, -W):
+        c = stones[p + d]
+        if c != color and c != WALL:
+            return False
+    opponents = 0
+    edge = 0
+    for d in (W + 1, W - 1, 1 - W, -1 - W):
+        c = stones[p + d]
+        if c == WALL:
+            edge = 1
+        elif c == 3 - color:
+            opponents += 1
+    return opponents + edge < 2
+
+
+@njit(cache=True)
+def go_drop_own_eyes(cells, W, action_point, color, mask):
+    """Clear from ``mask[A]`` the actions that fill one of ``color``'s own one-point eyes (:func:`is_own_eye`)."""
+    stones = cells[STONES]
+    for a in range(action_point.shape[0]):
+        if mask[a] and is_own_eye(stones, W, action_point[a], color):
+            mask[a] = False

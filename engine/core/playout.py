@@ -25,11 +25,12 @@ import numpy as np
 
 from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, LEGAL, PASS_POINT, STONES, TO_PLAY, copy_array
 from engine.core.dispatch import CHAIN_REACTION, GAME, GO, check_point, ended_by_play, play_point
+from engine.core.go import is_own_eye
 from engine.core.jit import njit
 from engine.core.rng import rand_below
-from engine.core.types import EMPTY, WALL
+from engine.core.types import EMPTY
 
-__all__ = ["random_playout", "run_playouts", "is_own_eye"]
+__all__ = ["random_playout", "run_playouts"]
 
 
 @njit(cache=True)
@@ -42,24 +43,6 @@ def _collect_candidates(stones, action_point, every_cell, empties):
             empties[m] = p
             m += 1
     return m
-
-
-@njit(cache=True)
-def is_own_eye(stones, W, p, color):
-    """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps."""
-    for d in (1, -1, W, -W):
-        c = stones[p + d]
-        if c != color and c != WALL:
-            return False
-    opponents = 0
-    edge = 0
-    for d in (W + 1, W - 1, 1 - W, -1 - W):
-        c = stones[p + d]
-        if c == WALL:
-            edge = 1
-        elif c == 3 - color:
-            opponents += 1
-    return opponents + edge < 2
 
 
 # Inlined into the playout loop (numba IR inlining), with the dispatch below it: as calls, they cost a Go

@@ -91,6 +91,10 @@ class SearchConfig:
     halving's winner as the move; a search without ``noise`` takes the prior's top m and no Gumbel noise.
     A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
     Dirichlet noise and needs a visit limit.
+
+    ``keep_own_eyes`` (Go): the search never considers filling the mover's own one-point eyes, as nearly every
+    Go program's search and playouts do: a network taught by games that end before the board is played out
+    has no sound policy there, and filling the eyes of a living group loses it.
     """
 
     c_puct: float = 1.25
@@ -107,6 +111,7 @@ class SearchConfig:
     gumbel_considered: int = 0
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    keep_own_eyes: bool = True
 
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
@@ -258,7 +263,7 @@ class Search:
         self.geo = geometry(self.rules.size)
         self.spec = pack_rules(self.rules)
         self.tree = Tree(min(config.capacity, 256 * self.rules.num_actions), config.capacity)
-        self.root = Root.of(game)
+        self.root = Root.of(game, config.keep_own_eyes)
         self.shaping = RootShaping()
         self.gumbel: GumbelSearch | None = None
         self.ownership_pool = OwnershipPool(self.rules.num_points)
@@ -279,7 +284,7 @@ class Search:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""
         self.shaping.forget_analysis()
         actions = self.root.actions_to(game)
-        self.root = Root.of(game)
+        self.root = Root.of(game, self.config.keep_own_eyes)
         if actions is None:
             self.reset()
             return
@@ -411,7 +416,8 @@ class Search:
                              cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction,
                              math.nan if cfg.fpu_value is None else cfg.fpu_value, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size,
-                             cfg.forced_playouts_k if self.shaping.forced else 0.0, root_path, budget, leaves.nodes,
+                             cfg.forced_playouts_k if self.shaping.forced else 0.0, cfg.keep_own_eyes, root_path,
+                             budget, leaves.nodes,
                              leaves.cells, leaves.info, leaves.legal)
 
     def run(self, visits: int | None = None, *, playouts: int | None = None, seconds: float | None = None,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.core.dispatch import drop_own_eyes, pack_rules
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.search.tree import ACTION, PRIOR, Tree
@@ -17,16 +18,23 @@ __all__ = ["Root", "RootShaping"]
 
 @dataclass(frozen=True, eq=False)  # arrays have no truth value: compare by identity
 class Root:
-    """The searched ``position``, its ``legal`` actions as the game has them (``bool[N*N+1]``: superko included,
-    which the tree's simple ko does not see) and the number of the game's ``moves`` that led to it."""
+    """The searched ``position``, the ``legal`` actions the search may take there (``bool[N*N+1]``: the game's,
+    superko included, which the tree's simple ko does not see) and the number of the game's ``moves`` that led
+    to it."""
 
     position: Position
     legal: np.ndarray
     moves: int
 
     @classmethod
-    def of(cls, game: Game) -> Root:
-        return cls(game.position.copy(), game.legal_mask(), len(game.moves))
+    def of(cls, game: Game, keep_eyes: bool = False) -> Root:
+        """``keep_eyes``: less the moves that fill the mover's own one-point eyes (Go; :func:`drop_own_eyes`)."""
+        position, legal = game.position.copy(), game.legal_mask()
+        if keep_eyes:
+            geo = position.geo
+            drop_own_eyes(position.cells, position.info, geo.width, geo.action_point, int(position.to_play),
+                          pack_rules(position.rules), legal)
+        return cls(position, legal, len(game.moves))
 
     def actions_to(self, game: Game) -> list[int] | None:
         """The actions of the game's moves since this root, when playing them here gives the game's position

@@ -58,7 +58,7 @@ import time
 import numpy as np
 
 from engine.core.board import PASS_POINT, TO_PLAY, copy_array
-from engine.core.dispatch import fill_legal_mask, game_result, is_terminal, pack_rules, play_point
+from engine.core.dispatch import drop_own_eyes, fill_legal_mask, game_result, is_terminal, pack_rules, play_point
 from engine.core.jit import njit
 from engine.core.position import Position
 from engine.core.types import BLACK
@@ -239,7 +239,7 @@ def _terminal(cells, info, W, action_point, spec, komi):
 @njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
                   c_puct, fpu_reduction, root_fpu_reduction, fpu_value, scored, score_utility, score_center,
-                  score_scale, forced_k, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
+                  score_scale, forced_k, keep_eyes, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
@@ -248,7 +248,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     early when a simulation reaches a leaf already in it. ``scored``: the tree keeps
     scores (the evaluator has a score head); ``score_center`` is the root's mean
     score for its side to move (points); ``score_utility`` 0 turns the score term off.
-    ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`).
+    ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`). ``keep_eyes``: leave the
+    moves that fill the mover's own one-point eyes out of the leaves' legal actions (Go; :func:`drop_own_eyes`).
     ``root_path`` (``int64[K]``, may be empty): simulation ``s`` of this call (finished games
     counted) descends from the root into child node ``root_path[s]`` instead of the PUCT choice
     (Gumbel's sequential halving chooses the root's children); past ``K`` the batch ends.
@@ -302,6 +303,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             break
         ints[FIRST_CHILD, node] = PENDING
         fill_legal_mask(cells, info, W, action_point, info[TO_PLAY], spec, leaf_legal[leaves])
+        if keep_eyes:
+            drop_own_eyes(cells, info, W, action_point, info[TO_PLAY], spec, leaf_legal[leaves])
         leaf_nodes[leaves] = node
         leaves += 1
     return leaves, finished

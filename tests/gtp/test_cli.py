@@ -87,3 +87,16 @@ def test_gomoku_from_the_command_line() -> None:
                            capture_output=True, timeout=120)
     assert renju.returncode == 0, renju.stderr.decode()
     assert f"network: {bundled_model(Rules.gomoku(15, 5, 'renju'))}" in renju.stderr.decode()  # renju's own
+
+
+@pytest.mark.parametrize("args,keeps", [([], True), (["--fill-own-eyes"], False)])
+def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
+                                                   keeps: bool) -> None:
+    import gtp.commands
+
+    served = []
+    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
+    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
+    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
+    assert result.exit_code == 0, result.output
+    assert [config.player.search.keep_own_eyes for config in served] == [keeps]

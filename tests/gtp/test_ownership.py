@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.core.board import STONES, geometry
+from engine.core.go import is_own_eye
 from engine.core.ownership import playout_ownership, stone_status
-from engine.core.playout import is_own_eye
 from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import game_from_diagram
 

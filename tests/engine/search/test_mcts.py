@@ -19,7 +19,7 @@ from engine.search import mcts
 from engine.search.batching import step
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
-from engine.search.tree import VIRTUAL
+from engine.search.tree import ACTION, VIRTUAL
 
 
 class Uniform:
@@ -102,6 +102,34 @@ def test_illegal_moves_get_no_visits() -> None:
     assert not legal[gtp_to_action("B4", 5)]
     assert (result.visits[~legal] == 0).all()
     assert (result.priors[~legal] == 0).all()
+
+
+_BLACK_EYES = """
+    . X . X O
+    X X X X O
+    . . X O .
+    . . X O O
+    . . X O .
+    """
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_the_search_keeps_its_own_eyes_unless_told(keep: bool) -> None:
+    """A5 and C5 are black's one-point eyes: with ``keep_own_eyes`` no node where black is to move has a child
+    there (neither the root nor the replies to white's moves, which cannot spoil them); without, both get
+    visits like any move."""
+    eyes = [gtp_to_action(vertex, 5) for vertex in ("A5", "C5")]
+    rules = Rules.go(5, "chinese")
+    config = SearchConfig(batch_size=4, keep_own_eyes=keep)
+    black = Search(game_from_diagram(_BLACK_EYES, rules, BLACK), Uniform(), config, seed=0)
+    assert (black.run(300).visits[eyes] == 0).all() == keep
+    white = Search(game_from_diagram(_BLACK_EYES, rules, WHITE), Uniform(), config, seed=0)
+    white.run(600)
+    tree = white.tree
+    replies = np.concatenate([tree.ints[ACTION, tree.children(node)]
+                              for node in range(tree.children().start, tree.children().stop)])
+    assert np.isin(eyes, replies).any() != keep
+    assert tree.ints[VIRTUAL, :tree.nodes].sum() == 0
 
 
 def test_renju_forbidden_points_are_never_searched() -> None:
