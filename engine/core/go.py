@@ -301,7 +301,7 @@ def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
 
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_own_eye(stones, W, p, color):
     """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps: its four
     neighbours are ``color``'s stones or the edge, and the opponent holds fewer than two of its diagonals (none
