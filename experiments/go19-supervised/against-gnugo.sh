@@ -6,6 +6,8 @@
 #   MODEL=experiments/go19-supervised/000009-b6c64-pooled.safetensors NAME=stage9 against-gnugo.sh WORK
 #       (a candidate network instead of the bundled one; its games go to WORK/matches/NAME-vs-gnugo10-19x19/)
 #   SIZE=13 against-gnugo.sh WORK      (13x13: the bundled network for 13x13 and up is the 19x19 one)
+#   SEED=1 NAME=tygem-1 against-gnugo.sh WORK 25    (another half of a match, to play two at a time: the seed
+#       draws the random opening moves, so the halves' games differ)
 #
 # GNU Go 3.8 sometimes dies (SIGSEGV) in a 19x19 game. The game it died in is not written, and the match, run
 # again with --resume, plays it again from its start: up to 30 times. Each death is noted in
@@ -16,14 +18,15 @@ GAMES=${2:-50}
 MODEL=${MODEL:-}                  # empty: the network engine gtp picks for 19x19
 NAME=${NAME:-tygem}
 SIZE=${SIZE:-19}
+SEED=${SEED:-0}
 export PATH=/usr/games:$PATH
 out="$WORK/matches/$NAME-vs-gnugo10-${SIZE}x$SIZE"
 player="engine gtp --visits 800${MODEL:+ --model $MODEL}"
 mkdir -p "$out"
 for try in $(seq 1 30); do
     if nice -n 5 engine match "$player" "gnugo --mode gtp --level 10 --chinese-rules" \
-            --games "$GAMES" --size "$SIZE" --komi 7.5 --random-moves 2 --referee "gnugo --mode gtp --chinese-rules" \
-            --sgf-dir "$out" --resume --json > "$out.json.part" 2>> "$out.log"; then
+            --games "$GAMES" --size "$SIZE" --komi 7.5 --random-moves 2 --seed "$SEED" \
+            --referee "gnugo --mode gtp --chinese-rules" --sgf-dir "$out" --resume --json > "$out.json.part" 2>> "$out.log"; then
         mv "$out.json.part" "$out.json"
         exit 0
     fi
