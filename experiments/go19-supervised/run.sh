@@ -20,9 +20,11 @@ ENCODER=${ENCODER:-fifteenplane}          # the input planes: the starting netwo
 DATA=${DATA:-../shared/data/tygem}
 HERE=$(cd "$(dirname "$0")" && pwd)
 HOLDOUT=2010-04                                   # a whole month never trained on
-# The months each stage learns from, newest first; the held-out month is in none.
+# The months each stage learns from, newest first; the held-out month is in none. Stages 12-17 take the
+# fifteenplane line (stages 1-3, 10, 11) through the months the elevenplane line (stages 4-9) learnt from.
 MONTHS=(2011-11 "2011-10 2011-09" "2011-06 2011-05" "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11"
-        "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03" "2010-02 2010-01" 2011-12)
+        "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03" "2010-02 2010-01" 2011-12
+        "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11" "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03")
 month_list=${MONTHS[$((STAGE - 1))]:?no months for stage $STAGE}
 planes=""; [ "$ENCODER" != fifteenplane ] && planes="-$ENCODER"   # chunks of each input apart
 chunks="$WORK/chunks-$(printf %02d "$STAGE")$planes"
