@@ -14,6 +14,7 @@ from engine.formats.sgf import load_sgf_file
 from engine.search.batching import step
 from engine.search.evaluator import UniformEvaluator
 from engine.search.mcts import Search, SearchConfig, SearchJob
+from engine.search.root import Root
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
 from training.gather import samples_from_record
 from training.records import list_records, read_record
@@ -165,7 +166,8 @@ def test_gumbel_self_play_records_the_completed_q_policy(tmp_path: Path) -> None
     assert targets
     for game, policy in targets:
         assert sum(w for _, w in policy) == pytest.approx(1.0, abs=1e-4)
-        assert {a for a, _ in policy} == set(np.flatnonzero(game.legal_mask()))  # every legal move, not 4
+        searched = Root.of(game, keep_eyes=True).legal  # the legal moves but those filling one's own eyes
+        assert {a for a, _ in policy} == set(np.flatnonzero(searched))  # every move searched, not 4
 
 
 def test_forced_playout_self_play_records_pruned_visits(tmp_path: Path) -> None:
