@@ -300,7 +300,6 @@ def go_legal_mask(cells, info, W, action_point, color, suicide_allowed, mask):
     mask[n] = True
 
 
-
 @njit(cache=True, inline="always")
 def is_own_eye(stones, W, p, color):
     """Whether the empty point ``p`` is a one-point eye of ``color`` that a sensible player keeps: its four
