@@ -5,7 +5,7 @@
 Pachi's own time control cannot give it a short time a move: it reserves 2 s of network lag
 (``MAX_NET_LAG`` in its ``timeinfo.c``), so ``-t 0.4`` thinks about 0.1 s (its 100 ms minimum), a
 quarter of what it was given. So Pachi plays a fixed number of playouts (``-t =N``), measured here:
-its genmove is timed at ``--probe`` playouts on the positions of recorded 9x9 games (every ``--every``-th
+its genmove is timed at ``--probe`` playouts on the positions of recorded games (every ``--every``-th
 position of the first ``--games`` SGF files of SGF_DIR, each set up afresh on a cleared board), and
 N = probe x SECONDS / its mean time. Prints N; the measured rate goes to stderr.
 """
@@ -21,24 +21,24 @@ from engine import action_to_gtp, load_sgf_file
 from training.gtp_client import GTPClient
 
 
-def probe_positions(sgf_dir: Path, games: int, every: int) -> list[tuple[list[str], str]]:
-    """``(moves so far as GTP "play" arguments, colour to move)`` at every ``every``-th position."""
+def probe_positions(sgf_dir: Path, games: int, every: int) -> list[tuple[int, list[str], str]]:
+    """``(board size, moves so far as GTP "play" arguments, colour to move)`` at every ``every``-th position."""
     positions = []
     for path in sorted(sgf_dir.glob("*.sgf"))[:games]:
         record = load_sgf_file(path)
         played: list[str] = []
         for number, move in enumerate(record.moves):
             if number % every == 0:
-                positions.append((list(played), move.color.letter))
+                positions.append((record.rules.size, list(played), move.color.letter))
             played.append(f"{move.color.letter} {action_to_gtp(move.action, record.rules.size)}")
     return positions
 
 
-def mean_genmove_seconds(pachi: list[str], positions: list[tuple[list[str], str]], komi: float) -> float:
-    """Pachi's mean genmove time over ``positions`` (9x9, ``komi``), as the client times a match's genmoves."""
+def mean_genmove_seconds(pachi: list[str], positions: list[tuple[int, list[str], str]], komi: float) -> float:
+    """Pachi's mean genmove time over ``positions`` at ``komi``, as the client times a match's genmoves."""
     with GTPClient(pachi, timeout=120.0, name="pachi") as engine:
-        for moves, to_play in positions:
-            engine.send_many(["boardsize 9", "clear_board", f"komi {komi}", *(f"play {m}" for m in moves)])
+        for size, moves, to_play in positions:
+            engine.send_many([f"boardsize {size}", "clear_board", f"komi {komi}", *(f"play {m}" for m in moves)])
             engine.send(f"genmove {to_play}")
         return engine.genmove_seconds / engine.genmoves
 
@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pachi", help="Pachi's command line, without -t (e.g. 'pachi -r chinese threads=1')")
     parser.add_argument("seconds", type=float, help="The time a move Pachi should take.")
-    parser.add_argument("sgf_dir", type=Path, help="Recorded 9x9 games whose positions Pachi is timed on.")
+    parser.add_argument("sgf_dir", type=Path, help="Recorded games whose positions Pachi is timed on.")
     parser.add_argument("--probe", type=int, default=5000, help="Playouts a move while timing.")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--every", type=int, default=4)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The bundled 19x19 network (`engine gtp --visits 800 --threads 1`) against Pachi 11.99 at equal time a move on
+# 19x19: komi 7.5, Chinese rules, 2 random opening moves, colours alternating, GNU Go scoring, two games at a time.
+#
+#   experiments/go19-supervised/against-pachi.sh [WORK] [GAMES]     (default runs/go19, 50 games)
+#   MODEL=... NAME=stage12 against-pachi.sh WORK     (a candidate network instead of the bundled one)
+#
+# Equal time: Pachi plays a fixed number of playouts a move (`-t =N`; its `-t SECONDS` keeps 2 s back for network
+# lag and thinks far less than it is given), the number that takes it SECONDS a move on the positions of our GNU Go
+# games (experiments/go9-selfplay/pachi_playouts.py). SECONDS defaults to our mean time a move in the bundled
+# network's match against GNU Go (experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19.json); the match
+# reports both engines' mean times, so the equality is checked, not assumed. Pachi runs one thread and does not
+# ponder (its default would think on our time, on the core our engine needs). Calibrate with nothing else running.
+# Games in WORK/matches/NAME-vs-pachi-19x19/, the result in WORK/matches/NAME-vs-pachi-19x19.json; a match cut
+# short goes on from its SGF folder when run again.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=${1:-runs/go19}
+GAMES=${2:-50}
+MODEL=${MODEL:-}
+NAME=${NAME:-tygem}
+export PATH=/usr/games:$PATH
+GNUGO_MATCH="$HERE/experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19"
+SECONDS_A_MOVE=${SECONDS_A_MOVE:-$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
+    "$GNUGO_MATCH.json")}
+out="$WORK/matches/$NAME-vs-pachi-19x19"
+mkdir -p "$WORK/matches"
+
+PACHI=$("$HERE/experiments/go9-selfplay/build_pachi.sh")
+PACHI_ARGS="threads=1,pondering=0"
+playouts="$WORK/matches/pachi-playouts-19x19"
+if [ ! -f "$playouts" ]; then
+    positions=$(mktemp -d)
+    tar -xzf "$GNUGO_MATCH-sgf.tar.gz" -C "$positions"
+    python3 "$HERE/experiments/go9-selfplay/pachi_playouts.py" "$PACHI -r chinese $PACHI_ARGS" "$SECONDS_A_MOVE" \
+        "$(dirname "$(find "$positions" -name '*.sgf' | head -1)")" --komi 7.5 --games 3 --every 10 --probe 2000 \
+        > "$playouts.part"
+    mv "$playouts.part" "$playouts"
+    rm -rf "$positions"
+fi
+PLAYOUTS=$(cat "$playouts")
+echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time against GNU Go" >&2
+
+player="engine gtp --visits 800 --threads 1${MODEL:+ --model $MODEL}"
+engine match "$player" "$PACHI -r chinese -t =$PLAYOUTS $PACHI_ARGS" \
+    --games "$GAMES" --size 19 --komi 7.5 --random-moves 2 --jobs 2 --seed 3 \
+    --referee "gnugo --mode gtp --chinese-rules" --sgf-dir "$out" --resume --json > "$out.json.part"
+mv "$out.json.part" "$out.json"
