@@ -13,6 +13,8 @@
 # torch sees one (the loop's --device default).
 #
 # Settings from the environment:
+#   SIZE, KOMI    the board and its komi (default 9 and 7; experiments/go13-selfplay runs 13x13 through here)
+#   START         the network generation 0 copies (default the supervised 9x9 b4c48 network)
 #   FROM          an experiment arm's run directory to go on from (e.g. runs/strength/aux), copied into
 #                 WORK/loop when that has no run yet: the arm is this pipeline's first CPU_HOURS of the
 #                 strength experiment, with the same settings and seed (default: none, start afresh)
@@ -34,11 +36,13 @@ set -euo pipefail
 WORK=${1:-runs/go9}
 ACTION=${2:-run}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
+SIZE=${SIZE:-9}
+KOMI=${KOMI:-7}
 START=${START:-$HERE/engine/nn/networks/go-gnugo9-b4c48-pooled.safetensors}
 FROM=${FROM:-}
 METHOD_FLAGS=${METHOD_FLAGS:-"--games 200 --forced-playouts 2"}
-LR_DROPS=${LR_DROPS:-"34:0.005"}
-GROW=${GROW:-"58:6x64"}
+LR_DROPS=${LR_DROPS-"34:0.005"}    # set and empty: no drop
+GROW=${GROW-"58:6x64"}            # set and empty: no growth
 LOOP_FLAGS=${LOOP_FLAGS:-}
 CPU_HOURS=${CPU_HOURS:-24}
 WORKERS=${WORKERS:-2}
@@ -63,7 +67,7 @@ case "$ACTION" in
         for drop in $LR_DROPS; do schedule+=(--lr-drop "$drop"); done
         for step in $GROW; do schedule+=(--grow "$step"); done
         # shellcheck disable=SC2086  # the flags are words
-        nice -n 10 engine loop "$WORK/loop" --game go --size 9 --rules "chinese size=9 komi=7" --start-model "$START" \
+        nice -n 10 engine loop "$WORK/loop" --game go --size "$SIZE" --rules "chinese size=$SIZE komi=$KOMI" --start-model "$START" \
             --generations 100000 --cpu-hours "$CPU_HOURS" --threads 1 --workers "$WORKERS" --seed 13 --steps 150 \
             --rating-opponent "$GNUGO" --rating-games "$RATING_GAMES" --rating-every "$RATING_EVERY" \
             --match-visits "$RATING_VISITS" "${schedule[@]}" $METHOD_FLAGS $LOOP_FLAGS
