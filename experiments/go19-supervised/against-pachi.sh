@@ -7,12 +7,14 @@
 #
 # Equal time: Pachi plays a fixed number of playouts a move (`-t =N`; its `-t SECONDS` keeps 2 s back for network
 # lag and thinks far less than it is given), the number that takes it SECONDS a move on the positions of our GNU Go
-# games (experiments/go9-selfplay/pachi_playouts.py). SECONDS defaults to our mean time a move in the bundled
-# network's match against GNU Go (experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19.json); the match
-# reports both engines' mean times, so the equality is checked, not assumed. Pachi runs one thread and does not
-# ponder (its default would think on our time, on the core our engine needs). Calibrate with nothing else running.
-# Games in WORK/matches/NAME-vs-pachi-19x19/, the result in WORK/matches/NAME-vs-pachi-19x19.json; a match cut
-# short goes on from its SGF folder when run again.
+# games (experiments/go9-selfplay/pachi_playouts.py). SECONDS_A_MOVE defaults to our mean time a move in the
+# last match against Pachi in WORK (REFERENCE, the same layout: one thread each, two games at once), else in the
+# bundled network's match against GNU Go (default threads, two matches at once: a slower layout, so the first
+# match gives Pachi more than our time, and says so). The match reports both engines' mean times, so the
+# equality is checked, not assumed: run it again under another NAME to play at the time measured. Pachi runs one
+# thread and does not ponder (its default would think on our time, on the core our engine needs). Calibrate with
+# nothing else running. Games in WORK/matches/NAME-vs-pachi-19x19/, the result in
+# WORK/matches/NAME-vs-pachi-19x19.json; a match cut short goes on from its SGF folder when run again.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-runs/go19}
@@ -21,14 +23,16 @@ MODEL=${MODEL:-}
 NAME=${NAME:-tygem}
 export PATH=/usr/games:$PATH
 GNUGO_MATCH="$HERE/experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19"
+REFERENCE=${REFERENCE:-$WORK/matches/tygem-vs-pachi-19x19.json}
+[ -f "$REFERENCE" ] || REFERENCE="$GNUGO_MATCH.json"
 SECONDS_A_MOVE=${SECONDS_A_MOVE:-$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
-    "$GNUGO_MATCH.json")}
+    "$REFERENCE")}
 out="$WORK/matches/$NAME-vs-pachi-19x19"
 mkdir -p "$WORK/matches"
 
 PACHI=$("$HERE/experiments/go9-selfplay/build_pachi.sh")
 PACHI_ARGS="threads=1,pondering=0"
-playouts="$WORK/matches/pachi-playouts-19x19"
+playouts="$WORK/matches/pachi-playouts-19x19-${SECONDS_A_MOVE}s"
 if [ ! -f "$playouts" ]; then
     positions=$(mktemp -d)
     tar -xzf "$GNUGO_MATCH-sgf.tar.gz" -C "$positions"
@@ -39,7 +43,7 @@ if [ ! -f "$playouts" ]; then
     rm -rf "$positions"
 fi
 PLAYOUTS=$(cat "$playouts")
-echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time against GNU Go" >&2
+echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time in $REFERENCE" >&2
 
 player="engine gtp --visits 800 --threads 1${MODEL:+ --model $MODEL}"
 engine match "$player" "$PACHI -r chinese -t =$PLAYOUTS $PACHI_ARGS" \
