@@ -79,6 +79,7 @@ case "$ACTION" in
     save)
         keep_loop "$WORK/loop" "$RESULTS"
         keep_folder "$WORK/matches" "$RESULTS/matches"
+        keep_folder "$WORK/loop/matches" "$RESULTS/ratings-matches"   # the curve's games
         echo "saved in $RESULTS"
         ;;
     restore)
