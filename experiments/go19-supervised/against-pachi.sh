@@ -37,7 +37,7 @@ if [ ! -f "$playouts" ]; then
     positions=$(mktemp -d)
     tar -xzf "$GNUGO_MATCH-sgf.tar.gz" -C "$positions"
     python3 "$HERE/experiments/go9-selfplay/pachi_playouts.py" "$PACHI -r chinese $PACHI_ARGS" "$SECONDS_A_MOVE" \
-        "$(dirname "$(find "$positions" -name '*.sgf' | head -1)")" --komi 7.5 --games 3 --every 10 --probe 2000 \
+        "$positions/$(basename "$GNUGO_MATCH")" --komi 7.5 --games 3 --every 10 --probe 2000 \
         > "$playouts.part"
     mv "$playouts.part" "$playouts"
     rm -rf "$positions"
