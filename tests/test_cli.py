@@ -78,6 +78,8 @@ def test_network_benchmarks_run_a_small_network_on_the_threads_asked(words: list
     finally:
         torch.set_num_threads(before)
     assert figures["threads"] == 1 and figures["net"] == "b1c8" and figures["size"] == 5
+    if words[1] == "genmove":   # the network's share is timed: neither all of a move nor none of it
+        assert 0 < figures["overhead_share"] < 1
 
 
 def test_bench_net_reports_the_arithmetic_and_no_peak_share_without_a_known_gpu() -> None:

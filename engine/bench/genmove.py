@@ -118,18 +118,21 @@ def _busy_core(contend: bool) -> Iterator[None]:
 
 
 class _TimedInference:
-    """Wraps ``evaluator.infer`` to add up the seconds spent in the network."""
+    """Wraps the evaluator's network calls (``_launch``, and ``_collect`` where a GPU's pass ends) to add up the
+    seconds spent in the network."""
 
     def __init__(self, evaluator: "object") -> None:
         self.seconds = 0.0
         self.total = 0.0
-        inner = evaluator.infer  # type: ignore[attr-defined]
+        for name in ("_launch", "_collect"):
+            setattr(evaluator, name, self._timed(getattr(evaluator, name)))
 
-        def timed(planes: "object") -> "object":
+    def _timed(self, inner: "Any") -> "Any":
+        def timed(*args: "object") -> "object":
             started = time.perf_counter()
             try:
-                return inner(planes)
+                return inner(*args)
             finally:
                 self.seconds += time.perf_counter() - started
 
-        evaluator.infer = timed  # type: ignore[attr-defined]
+        return timed
