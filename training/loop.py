@@ -76,7 +76,7 @@ RUN_VERSION = 2
 STATE_VERSION = 1
 PHASES = ("selfplay", "gather", "train", "validate", "gate", "rate")
 _UNCOUNTED = ("gate", "rate")  # matches measure a run; the CPU budget is for learning
-GTP_RETRIES = 2  # a rating match's engines are started again this many times after a failure
+GTP_RETRIES = 2  # a rating match's engines are started again this many times after failures with no game between
 
 
 @dataclass(frozen=True)
@@ -452,7 +452,8 @@ def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path
     """``model`` (in this process, as in gating) against a GTP engine, as ``engine match`` plays it; a match
     cut short goes on from the games in ``directory``. An engine that fails (it hung past its timeout, as
     any engine seems to once the run was paused with SIGSTOP for longer than that, or it died) is started
-    afresh up to ``GTP_RETRIES`` times, the games finished so far kept, before the run stops."""
+    afresh, the games finished so far kept; the run stops after ``GTP_RETRIES`` failures in a row that finished
+    no game (GNU Go dies now and then on 19x19: that costs a game, not the run)."""
     from tqdm import tqdm
 
     from training.errors import PlayerError
@@ -461,7 +462,9 @@ def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path
     config = replace(run.config.match, games=games, random_moves=2, scorer="b", seed=seed)
     options = run.config.evaluator_options()
     name = Path(shlex.split(command)[0]).name
-    for attempt in range(GTP_RETRIES + 1):
+    failures = 0
+    while True:
+        finished = len(list(directory.glob("*.sgf")))
         try:
             a, b = contestant(str(model), "A", run.rules, config, options), contestant(command, "B", run.rules, config)
             with tqdm(total=games, desc=f"{model.name} vs {name}", unit="game", leave=False) as bar:
@@ -469,9 +472,11 @@ def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path
                                     resume=True)
             break
         except PlayerError as error:
-            if attempt == GTP_RETRIES:
+            failures = 1 if len(list(directory.glob("*.sgf"))) > finished else failures + 1
+            if failures > GTP_RETRIES:
                 raise
-            run.report(f"rating match: {error}; starting the engines again ({attempt + 1} of {GTP_RETRIES})")
+            run.report(f"rating match: {error}; starting the engines again ({failures} of {GTP_RETRIES} in a row "
+                       "without a finished game)")
     run.report(result.describe())
     return result
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from engine.cli import main
 from engine.formats.sgf import load_sgf
 from tests.training.conftest import tiny_loop
-from training.errors import RunStateError
-from training.loop import STATE_FILE, LoopConfig, load_config, run_loop
+from training.errors import PlayerError, RunStateError
+from training.loop import GTP_RETRIES, STATE_FILE, LoopConfig, load_config, run_loop
 from training.models import BootstrapConfig
 from training.records import list_records
 from training.settings import replace_paths
@@ -191,20 +191,21 @@ def test_a_kill_during_self_play_keeps_the_cpu_time_of_the_games_kept(tmp_path: 
     assert "cpu_pending" not in state["history"][1] and state["history"][1]["cpu_seconds"] >= pending
 
 
-def _first_empty_engine(dies_once: Path | None = None) -> str:
+def _first_empty_engine(deaths: Path | None = None, times: int = 1, after_games: int = 0) -> str:
     """A GTP engine's command line: it plays the first point in reading order that no one has played. With
-    ``dies_once`` its first process dies at its first genmove (and leaves that file, so the next does not)."""
+    ``deaths`` (a folder) a process dies at its first genmove once it has finished ``after_games`` games, until
+    ``times`` processes have died (each leaves a file there)."""
     code = ("import os, sys\n"
-            f"marker = {str(dies_once) if dies_once else ''!r}\n"
-            "played, letters, size = set(), 'ABCDEFGHJKLMNOPQRST', 19\n"
+            f"deaths, times, after_games = {str(deaths) if deaths else ''!r}, {times}, {after_games}\n"
+            "played, letters, size, games = set(), 'ABCDEFGHJKLMNOPQRST', 19, -1\n"
             "for line in sys.stdin:\n"
             "    words = line.split() or ['']\n"
             "    answer = '='\n"
             "    if words[0] == 'boardsize': size = int(words[1])\n"
-            "    if words[0] == 'clear_board': played.clear()\n"
+            "    if words[0] == 'clear_board': played.clear(); games += 1\n"
             "    if words[0] == 'play': played.add(words[2].upper())\n"
-            "    if words[0] == 'genmove' and marker and not os.path.exists(marker):\n"
-            "        open(marker, 'w').close()\n"
+            "    if words[0] == 'genmove' and deaths and games >= after_games and len(os.listdir(deaths)) < times:\n"
+            "        open(os.path.join(deaths, str(len(os.listdir(deaths)))), 'w').close()\n"
             "        sys.exit(1)\n"
             "    if words[0] == 'genmove':\n"
             "        points = [f'{c}{r}' for r in range(1, size + 1) for c in letters[:size]]\n"
@@ -234,12 +235,30 @@ def test_generations_are_rated_against_a_gtp_engine_every_nth(tmp_path: Path) ->
 
 
 def test_a_rating_engine_that_dies_is_started_again(tmp_path: Path) -> None:
+    (tmp_path / "died").mkdir()
     config = replace_paths(_config(generations=0), {"gate_games": 0,
                                                     "rating_opponent": _first_empty_engine(tmp_path / "died")})
     notes: list[str] = []
     state = run_loop(tmp_path / "run", config, report=notes.append)
-    assert (tmp_path / "died").exists() and any("starting the engines again (1 of 2)" in note for note in notes)
+    assert len(list((tmp_path / "died").iterdir())) == 1
+    assert any("starting the engines again (1 of 2 in a row" in note for note in notes)
     assert state["history"][0]["rating"]["games"] == 2
+
+
+def test_a_rating_engine_that_dies_after_each_game_finishes_the_match(tmp_path: Path) -> None:
+    """Retries are counted among failures in a row without a finished game: an engine that dies now and then
+    (GNU Go on 19x19) is started as often as it takes, one that cannot finish a game is not."""
+    (tmp_path / "died").mkdir()
+    opponent = _first_empty_engine(tmp_path / "died", times=3, after_games=1)
+    config = replace_paths(_config(generations=0), {"gate_games": 0, "rating_games": 4, "rating_opponent": opponent})
+    state = run_loop(tmp_path / "run", config, report=lambda _note: None)
+    assert len(list((tmp_path / "died").iterdir())) == 3 > GTP_RETRIES
+    assert state["history"][0]["rating"]["games"] == 4
+    (tmp_path / "never").mkdir()
+    hopeless = replace_paths(config, {"rating_opponent": _first_empty_engine(tmp_path / "never", times=99)})
+    with pytest.raises(PlayerError):
+        run_loop(tmp_path / "hopeless", hopeless, report=lambda _note: None)
+    assert len(list((tmp_path / "never").iterdir())) == GTP_RETRIES + 1
 
 
 def test_a_rating_opponent_that_cannot_run_is_refused_before_anything_is_done(tmp_path: Path) -> None:
