@@ -9,11 +9,11 @@
 #   experiments/go13-selfplay/run.sh [WORK] run|save|restore     (default WORK runs/go13)
 #
 # The settings of experiments/go9-selfplay/run.sh apply (CPU_HOURS, WORKERS, RATING_GAMES, ...); results are
-# kept in experiments/go13-selfplay/results.
+# kept in experiments/go13-selfplay/results. experiments/go19-selfplay/run.sh runs 19x19 through here (SIZE=19).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
-[ "${2:-run}" = matches ] && { echo "matches: 9x9 only (ship_matches.sh); rate 13x13 with against-gnugo.sh" >&2; exit 2; }
-export SIZE=13 KOMI=7.5
+[ "${2:-run}" = matches ] && { echo "matches: 9x9 only (ship_matches.sh); rate with go19-supervised/against-gnugo.sh" >&2; exit 2; }
+export SIZE=${SIZE:-13} KOMI=7.5
 export START=${START:-$HERE/engine/nn/networks/go-tygem19-b6c64-pooled.safetensors}
 export METHOD_FLAGS=${METHOD_FLAGS:-"--games 100 --forced-playouts 2"}
 export LOOP_FLAGS=${LOOP_FLAGS:-"--lr 0.005"}

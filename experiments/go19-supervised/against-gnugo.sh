@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bundled 19x19 network (`engine gtp --visits 800`) against GNU Go level 10 on 19x19 (or SIZE=13): komi 7.5,
+# The bundled 19x19 network (`engine gtp --visits 800`, or VISITS=N) against GNU Go level 10 on 19x19 (or SIZE=13): komi 7.5,
 # Chinese rules, 2 random opening moves, colours alternating, GNU Go scoring.
 #
 #   experiments/go19-supervised/against-gnugo.sh [WORK] [GAMES]     (default runs/go19, 50 games)
@@ -19,9 +19,10 @@ MODEL=${MODEL:-}                  # empty: the network engine gtp picks for 19x1
 NAME=${NAME:-tygem}
 SIZE=${SIZE:-19}
 SEED=${SEED:-0}
+VISITS=${VISITS:-800}
 export PATH=/usr/games:$PATH
 out="$WORK/matches/$NAME-vs-gnugo10-${SIZE}x$SIZE"
-player="engine gtp --visits 800${MODEL:+ --model $MODEL}"
+player="engine gtp --visits $VISITS${MODEL:+ --model $MODEL}"
 mkdir -p "$out"
 for try in $(seq 1 30); do
     if nice -n 5 engine match "$player" "gnugo --mode gtp --level 10 --chinese-rules" \
