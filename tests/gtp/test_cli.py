@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
+from engine.cli.play import DEFAULT_MOVE_SECONDS, GTP_VISITS
 from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
 from tests.gtp.helpers import responses
@@ -100,3 +101,18 @@ def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
     assert result.exit_code == 0, result.output
     assert [config.player.search.keep_own_eyes for config in served] == [keeps]
+
+
+@pytest.mark.parametrize("args,limits", [([], (GTP_VISITS, None, DEFAULT_MOVE_SECONDS)),
+                                         (["--visits", "200"], (200, None, None)),
+                                         (["--time", "2"], (None, 2.0, None))])
+def test_gtp_plays_its_default_visits_within_its_default_time_unless_given_a_limit(
+        monkeypatch: pytest.MonkeyPatch, args: list[str], limits: tuple[object, ...]) -> None:
+    import gtp.commands
+
+    served = []
+    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
+    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
+    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
+    assert result.exit_code == 0, result.output
+    assert [(config.player.visits, config.player.seconds, config.move_seconds) for config in served] == [limits]
