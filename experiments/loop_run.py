@@ -37,6 +37,8 @@ def best(run: Path) -> Path:
 
 
 def save(run: Path, keep: Path) -> str:
+    if not (run / "state.json").exists():
+        return f"nothing saved: {run} has no finished generation yet (generation 0 is rated first)"
     state = json.loads((run / "state.json").read_text())
     config = LoopConfig.from_dict(json.loads((run / "run.json").read_text()))
     files = ["run.json", state["best"]]
