@@ -38,7 +38,7 @@ def best(run: Path) -> Path:
 
 def save(run: Path, keep: Path) -> str:
     if not (run / "state.json").exists():
-        return f"nothing saved: {run} has no finished generation yet (generation 0 is rated first)"
+        return f"nothing saved: {run} has no state yet: its first generation is not finished"
     state = json.loads((run / "state.json").read_text())
     config = LoopConfig.from_dict(json.loads((run / "run.json").read_text()))
     files = ["run.json", state["best"]]
