@@ -225,13 +225,24 @@ def _lost(result: BrainGame, color: Color, fault: str) -> BrainGame:
 @dataclass(frozen=True)
 class PiskvorkConfig:
     """A match between two brains: games, rules, random opening stones (so that the brains play different
-    games), the limits, and the seed of the openings (game ``i``'s opening comes from ``(seed, i)``)."""
+    games), the limits, and the seed of the openings (game ``i``'s opening comes from ``(seed, i)``). ``paired``:
+    games ``2k`` and ``2k + 1`` open alike (from ``(seed, k)``), A black in one and white in the other, as
+    Gomocup plays each opening of its book with both colours, so that the openings' luck cancels out."""
 
     games: int = 10
     rules: Rules = field(default_factory=lambda: Rules.gomoku(15, 5, "freestyle"))
     opening_stones: int = 2
     limits: Limits = field(default_factory=Limits)
     seed: int = 0
+    paired: bool = False
+
+    def opening(self, index: int) -> list[int]:
+        """The actions that open game ``index`` (from 0)."""
+        rng = np.random.default_rng([self.seed, index // 2 if self.paired else index])
+        game = Game(self.rules)
+        for _ in range(self.opening_stones):
+            game.play(random_move(game, rng))
+        return [move.action for move in game.moves]
 
 
 @dataclass
@@ -267,14 +278,10 @@ def play_piskvork_match(brain_a: str, brain_b: str, config: PiskvorkConfig, sgf_
     started = time.monotonic()
     for index in range(config.games):
         a_color = Color.BLACK if index % 2 == 0 else Color.WHITE
-        rng = np.random.default_rng([config.seed, index])
-        opening = Game(config.rules)
-        for _ in range(config.opening_stones):
-            opening.play(random_move(opening, rng))
         argv = {a_color: shlex.split(brain_a), a_color.opponent: shlex.split(brain_b)}
         names = {a_color: "A", a_color.opponent: "B"}
         played = play_piskvork_game(argv[Color.BLACK], argv[Color.WHITE], config.rules,
-                                    [move.action for move in opening.moves], config.limits,
+                                    config.opening(index), config.limits,
                                     (names[Color.BLACK], names[Color.WHITE]))
         match.result.add(played.outcome, a_color, len(played.game.moves))
         if played.fault is not None:

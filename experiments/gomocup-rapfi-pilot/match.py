@@ -2,7 +2,7 @@
 
     python experiments/gomocup-rapfi-pilot/match.py "engine gomocup" /path/to/pbrain-rapfi --games 10 \\
         --rules freestyle [--opening-stones 2 --turn 5 --match 120 --memory-mb 350 --seed 0 --sgf-dir DIR --json]
-        [--late-moves-play]
+        [--late-moves-play] [--paired]
 
 Brain A against brain B (command lines), colours alternating (A black in even games), each game opened with
 random stones and both brains started afresh. Prints A's results, every game lost on time or by forfeit
@@ -33,12 +33,14 @@ def main() -> None:
     parser.add_argument("--late-moves-play", action="store_true",
                         help="A move past a limit is played, not lost on time (games played as training data).")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--paired", action="store_true",
+                        help="Each opening twice, A black in one game and white in the next (Gomocup's way).")
     parser.add_argument("--sgf-dir", default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     config = PiskvorkConfig(args.games, Rules.parse(args.rules), args.opening_stones,
                             Limits(args.turn, args.match, args.memory_mb * 2 ** 20,
-                                   late_loses=not args.late_moves_play), args.seed)
+                                   late_loses=not args.late_moves_play), args.seed, args.paired)
 
     def progress(match: PiskvorkMatch) -> None:
         result = match.result

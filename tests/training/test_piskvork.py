@@ -72,3 +72,13 @@ def test_engine_gomocup_plays_a_match_through_the_manager(tmp_path: Path) -> Non
     assert max(match.a_seconds) < 2.0 and np.isfinite(match.to_dict()["a_time"]["p99_s"])
     summary = match.to_dict()
     assert summary["games"] == 2 and summary["faults"] == {}
+
+
+def test_paired_openings_give_each_opening_to_both_colours() -> None:
+    paired = PiskvorkConfig(games=4, seed=3, paired=True)
+    single = PiskvorkConfig(games=4, seed=3)
+    openings = [paired.opening(i) for i in range(4)]
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[0] != openings[2]
+    assert all(len(opening) == 2 for opening in openings)
+    assert single.opening(0) == openings[0] and single.opening(1) != single.opening(0)
+    assert single.opening(2) == paired.opening(4)
