@@ -6,7 +6,7 @@ Reads each stage's ``train-N.json`` and ``validate-N.json`` in WORK (what run.sh
 stages already in OUT's ``curve.json`` (a machine's WORK may hold only its own stages) and writes ``curve.json``
 and ``curve.png`` in OUT (default: WORK). A stage that started from another network (``start-N.txt``, its model
 file) begins a line of its own, its positions counted from zero, unless that network is an earlier stage's: then
-it continues that stage's line.
+it continues that stage's line; a stage whose network is bigger (grown) plots as a line of its own.
 """
 
 from __future__ import annotations
@@ -47,8 +47,11 @@ def main() -> None:
     rows = [by_stage[stage] for stage in sorted(by_stage)]
     (out / "curve.json").write_text(json.dumps(rows, indent=1) + "\n")
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for line in dict.fromkeys(row["start"] for row in rows):
-        points = [row for row in rows if row["start"] == line]
+    def line_of(row: dict) -> str:   # a line a start and a network size: a grown network begins its own
+        return f"{row['start']}, {row['model'].split('-')[1]}"
+
+    for line in dict.fromkeys(line_of(row) for row in rows):
+        points = [row for row in rows if line_of(row) == line]
         positions = [row["training_positions"] / 1e6 for row in points]
         left.plot(positions, [100 * row["top1"] for row in points], "o-", label=line)
         right.plot(positions, [row["value_mse"] for row in points], "o-", label=line)
@@ -57,7 +60,7 @@ def main() -> None:
     left.legend(fontsize="small")
     right.set(xlabel="training positions (millions)", ylabel="held-out value MSE", title="value")
     right.legend(fontsize="small")
-    figure.suptitle("19x19, b6c64: Tygem 9-dan games, held-out month 2010-04")
+    figure.suptitle("19x19: Tygem 9-dan games, held-out month 2010-04")
     figure.tight_layout()
     figure.savefig(out / "curve.png", dpi=100)
 

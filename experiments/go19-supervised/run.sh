@@ -5,6 +5,8 @@
 #   experiments/go19-supervised/run.sh STAGE [WORK] [STEPS]
 #   START=engine/nn/networks/go-selfplay9-b6c64-pooled.safetensors ENCODER=elevenplane run.sh 4 WORK 1000
 #       (stage 4 teaches the 9x9 self-play network the 19x19 moves; later stages of that line keep ENCODER)
+#   NET=b10c64 run.sh 18 WORK 4000
+#       (a bigger network: the previous stage's, grown with engine grow where it is smaller; later stages keep NET)
 #
 # DATA: the TYGEM folder of github.com/yenw/computer-go-dataset (kifu/YYYY-MM.zip and index/KifuYYYY.zip).
 set -euo pipefail
@@ -17,6 +19,7 @@ FRESH_VALUE_HEAD=${FRESH_VALUE_HEAD:-0}   # 1: start the previous stage's value 
 GATHER=${GATHER:-1}                       # 0: train on the stage's chunks gathered so far (a later run completes them)
 START=${START:-}                          # a model file to start from instead of the previous stage's network
 ENCODER=${ENCODER:-fifteenplane}          # the input planes: the starting network's (elevenplane for the 9x9 one)
+NET=${NET:-b6c64}                         # blocks x filters
 DATA=${DATA:-../shared/data/tygem}
 HERE=$(cd "$(dirname "$0")" && pwd)
 HOLDOUT=2010-04                                   # a whole month never trained on
@@ -24,7 +27,9 @@ HOLDOUT=2010-04                                   # a whole month never trained 
 # fifteenplane line (stages 1-3, 10, 11) through the months the elevenplane line (stages 4-9) learnt from.
 MONTHS=(2011-11 "2011-10 2011-09" "2011-06 2011-05" "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11"
         "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03" "2010-02 2010-01" 2011-12
-        "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11" "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03")
+        "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11" "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03"
+        "2011-12 2011-11" "2011-10 2011-09" "2011-06 2011-05" "2010-02 2010-01")
+# Stages 18-21 go over months again: each stage trains on about a quarter of the positions it gathers.
 month_list=${MONTHS[$((STAGE - 1))]:?no months for stage $STAGE}
 planes=""; [ "$ENCODER" != fifteenplane ] && planes="-$ENCODER"   # chunks of each input apart
 chunks="$WORK/chunks-$(printf %02d "$STAGE")$planes"
@@ -41,10 +46,16 @@ if [ ! -d "$holdout" ]; then       # the held-out month's first 237 games (50,44
     mkdir -p "$holdout" && cp "${held[@]:0:6}" "$holdout/"
 fi
 
-model="$WORK/models/$(printf %06d "$STAGE")-b6c64-pooled.safetensors"
-previous="$WORK/models/$(printf %06d $((STAGE - 1)))-b6c64-pooled.safetensors"
-[ "$STAGE" -gt 1 ] && [ ! -f "$previous" ] && previous="$HERE/$(basename "$previous")"
-start=(--blocks 6 --filters 64 --heads pooled)
+blocks=${NET#b}; blocks=${blocks%c*}; filters=${NET#*c}
+model="$WORK/models/$(printf %06d "$STAGE")-$NET-pooled.safetensors"
+previous="$WORK/models/$(printf %06d $((STAGE - 1)))-$NET-pooled.safetensors"
+[ "$STAGE" -gt 1 ] && [ ! -f "$previous" ] && [ -f "$HERE/$(basename "$previous")" ] && previous="$HERE/$(basename "$previous")"
+if [ "$STAGE" -gt 1 ] && [ ! -f "$previous" ]; then   # a bigger network begins: the previous stage's, grown
+    smaller="$WORK/models/$(printf %06d $((STAGE - 1)))-b6c64-pooled.safetensors"
+    [ -f "$smaller" ] || smaller="$HERE/$(basename "$smaller")"
+    engine grow "$smaller" "$previous" --blocks "$blocks" --filters "$filters" --seed "$STAGE"
+fi
+start=(--blocks "$blocks" --filters "$filters" --heads pooled)
 [ "$STAGE" -gt 1 ] && start=(--load-file "$previous")
 [ -n "$START" ] && start=(--load-file "$START") && echo "$START" > "$WORK/start-$STAGE.txt"   # curve.py: a new line
 [ "$FRESH_VALUE_HEAD" = 1 ] && start+=(--fresh-value-head)
