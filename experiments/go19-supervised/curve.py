@@ -21,6 +21,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def line_of(row: dict) -> str:
+    """The curve a stage belongs to: its start and its network's size (a grown network begins a curve)."""
+    return f"{row['start']}, {row['model'].split('-')[1]}"
+
+
 def main() -> None:
     work = Path(sys.argv[1])
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else work
@@ -47,9 +52,6 @@ def main() -> None:
     rows = [by_stage[stage] for stage in sorted(by_stage)]
     (out / "curve.json").write_text(json.dumps(rows, indent=1) + "\n")
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    def line_of(row: dict) -> str:   # a line a start and a network size: a grown network begins its own
-        return f"{row['start']}, {row['model'].split('-')[1]}"
-
     for line in dict.fromkeys(line_of(row) for row in rows):
         points = [row for row in rows if line_of(row) == line]
         positions = [row["training_positions"] / 1e6 for row in points]

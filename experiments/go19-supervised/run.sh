@@ -51,8 +51,10 @@ model="$WORK/models/$(printf %06d "$STAGE")-$NET-pooled.safetensors"
 previous="$WORK/models/$(printf %06d $((STAGE - 1)))-$NET-pooled.safetensors"
 [ "$STAGE" -gt 1 ] && [ ! -f "$previous" ] && [ -f "$HERE/$(basename "$previous")" ] && previous="$HERE/$(basename "$previous")"
 if [ "$STAGE" -gt 1 ] && [ ! -f "$previous" ]; then   # a bigger network begins: the previous stage's, grown
-    smaller="$WORK/models/$(printf %06d $((STAGE - 1)))-b6c64-pooled.safetensors"
-    [ -f "$smaller" ] || smaller="$HERE/$(basename "$smaller")"
+    stem=$(printf %06d $((STAGE - 1)))
+    for smaller in "$WORK/models/$stem"-b*-pooled.safetensors "$HERE/$stem"-b*-pooled.safetensors; do
+        [ -f "$smaller" ] && break
+    done
     engine grow "$smaller" "$previous" --blocks "$blocks" --filters "$filters" --seed "$STAGE"
 fi
 start=(--blocks "$blocks" --filters "$filters" --heads pooled)
