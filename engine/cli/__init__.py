@@ -40,6 +40,8 @@ _TRAIN = {
     "loop": Lazy("engine.cli.train:loop_command",
                  "Self-play, gather, train, gate and rate, generation after generation."),
     "grow": Lazy("engine.cli.train:grow_command", "Grow a model to more blocks and filters, keeping what it plays."),
+    "average": Lazy("engine.cli.train:average_command",
+                    "Average the weights of models trained on from one ancestor."),
 }
 _GAMES = {
     "match": Lazy("engine.cli.games:match_command",

@@ -1,4 +1,4 @@
-"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | loop | grow``.
+"""The training commands: ``engine bootstrap | selfplay | gather | train | validate | loop | grow | average``.
 
 Each command builds the frozen configs of the library it calls, calls one
 function, and reports: progress bars (tqdm) and notes on stderr, the result
@@ -33,8 +33,8 @@ from engine.cli.options import (
 )
 from engine.cli.process import set_torch_threads
 
-__all__ = ["bootstrap_command", "grow_command", "selfplay_command", "gather_command", "train_command",
-           "validate_command", "loop_command"]
+__all__ = ["average_command", "bootstrap_command", "grow_command", "selfplay_command", "gather_command",
+           "train_command", "validate_command", "loop_command"]
 
 
 def _lr_drops(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
@@ -161,6 +161,37 @@ def grow_command(in_model: str, out_model: str, blocks: int, filters: int, noise
     except (EngineError, ValueError) as error:
         raise fail(error) from error
     click.echo(f"{path}: {model.net.config.name} grown to {blocks} blocks of {filters} filters")
+
+
+# ----------------------------------------------------------------- average
+def _weights(_ctx: click.Context, _param: click.Parameter, text: str | None) -> tuple[float, ...] | None:
+    """``--weights 2,1,1`` as floats (average_models checks their count and signs)."""
+    if text is None:
+        return None
+    try:
+        return tuple(float(word) for word in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected numbers separated by commas, e.g. 2,1,1") from None
+
+
+@click.command("average")
+@click.argument("in_models", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", "-o", "out_model", type=click.Path(dir_okay=False), required=True,
+              help="The model file to write.")
+@click.option("--weights", callback=_weights, metavar="W1,W2,...",
+              help="One weight per model, in their order (default: equal).")
+def average_command(in_models: tuple[str, ...], out_model: str, weights: tuple[float, ...] | None) -> None:
+    """Write the mean of IN_MODELS' weights: networks trained on from one ancestor, averaged, predict better than
+    each. Networks of unrelated runs average to noise."""
+    from engine import EngineError, load_model, save_model
+    from training.average import average_models
+
+    try:
+        models = [load_model(path) for path in in_models]
+        path = save_model(out_model, average_models(models, weights))
+    except (EngineError, ValueError) as error:
+        raise fail(error) from error
+    click.echo(f"{path}: the average of {len(models)} {models[0].net.config.name} networks")
 
 
 # ---------------------------------------------------------------- selfplay
