@@ -17,6 +17,7 @@ LR=${LR:-0.02}                  # stage 1 ran at 0.05 with 50 warm-up steps, and
 WARMUP=${WARMUP:-200}
 FRESH_VALUE_HEAD=${FRESH_VALUE_HEAD:-0}   # 1: start the previous stage's value layers afresh (stage 2 did: stage 1's died)
 GATHER=${GATHER:-1}                       # 0: train on the stage's chunks gathered so far (a later run completes them)
+TRAIN=${TRAIN:-1}                         # 0: gather the stage's chunks and stop (soup.sh trains on them)
 START=${START:-}                          # a model file to start from instead of the previous stage's network
 ENCODER=${ENCODER:-fifteenplane}          # the input planes: the starting network's (elevenplane for the 9x9 one)
 NET=${NET:-b6c64}                         # blocks x filters
@@ -39,6 +40,7 @@ for month in $month_list; do collections+=(--collection "$DATA/kifu/$month.zip")
 
 [ "$GATHER" = 1 ] && engine gather "${collections[@]}" --index "$DATA/index" --holdout-months $HOLDOUT --encoder "$ENCODER" \
     --output-directory "$chunks" --seed "$STAGE"
+[ "$TRAIN" = 1 ] || exit 0
 if [ ! -d "$holdout" ]; then       # the held-out month's first 237 games (50,448 positions) measure every stage
     engine gather --collection "$DATA/kifu/$HOLDOUT.zip" --index "$DATA/index" --holdout-months $HOLDOUT \
         --encoder "$ENCODER" --output-directory "$holdout-all" --seed 0
