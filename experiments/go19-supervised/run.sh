@@ -29,8 +29,8 @@ HOLDOUT=2010-04                                   # a whole month never trained 
 MONTHS=(2011-11 "2011-10 2011-09" "2011-06 2011-05" "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11"
         "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03" "2010-02 2010-01" 2011-12
         "2011-04 2011-03" "2011-02 2011-01" "2010-12 2010-11" "2010-10 2010-09" "2010-07 2010-06" "2010-05 2010-03"
-        "2011-12 2011-11" "2011-10 2011-09" "2011-06 2011-05" "2010-02 2010-01")
-# Stages 18-21 go over months again: each stage trains on about a quarter of the positions it gathers.
+        "2011-12 2011-11" "2011-10 2011-09" "2011-06 2011-05" "2010-02 2010-01" "2011-04 2011-03" "2011-02 2011-01")
+# Stages 18-23 go over months again: each stage trains on about a quarter of the positions it gathers.
 month_list=${MONTHS[$((STAGE - 1))]:?no months for stage $STAGE}
 planes=""; [ "$ENCODER" != fifteenplane ] && planes="-$ENCODER"   # chunks of each input apart
 chunks="$WORK/chunks-$(printf %02d "$STAGE")$planes"
