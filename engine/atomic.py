@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +41,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(handle)
     temp_path = Path(temp)
     try:
+        os.chmod(temp_path, _mode_for(path))
         yield temp_path
         with open(temp_path, "rb") as written:
             os.fsync(written.fileno())
@@ -46,6 +49,23 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         temp_path.unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions ``open`` would give a new ``path`` (mkstemp's are owner-only: a model written for a
+    shared cluster or a container must stay readable by others), or those of the file it replaces."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask, read once: reading it means setting it, which is not safe beside other threads."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _write(path: str | os.PathLike[str], mode: str, fill: Callable[[IO[Any]], None]) -> Path:

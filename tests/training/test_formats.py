@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +263,16 @@ def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path: Path) ->
         raise RuntimeError("killed")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_atomic_write_gives_a_new_file_the_umask_permissions_and_keeps_an_old_files(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    new = write_text(tmp_path / "model.json", "{}")
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
+    os.chmod(new, 0o640)
+    write_text(new, "[]")
+    assert stat.S_IMODE(new.stat().st_mode) == 0o640
 
 
 def test_rules_survive_the_record_round_trip() -> None:
