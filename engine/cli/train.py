@@ -520,7 +520,9 @@ def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, 
         result = validate(model.net, samples, batch_size, device)
     except (EngineError, ValueError) as error:
         raise fail(error) from error
-    report({"model": model.name, **result.to_dict()}, as_json, f"{model.name} on {result.describe()}")
+    # The name is the network's generation, which networks trained apart may share: the file tells them apart.
+    report({"model": model.name, "file": load_file, **result.to_dict()}, as_json,
+           f"{load_file} ({model.name}) on {result.describe()}")
 
 
 # -------------------------------------------------------------------- loop

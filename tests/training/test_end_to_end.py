@@ -46,7 +46,8 @@ def test_bootstrap_selfplay_gather_train_validate_genmove(tmp_path: Path) -> Non
     assert trained["steps"] == 5 and read_info(second).generation == 1
     check = holdout if Path(holdout).is_dir() else chunks
     scores = json.loads(_run("validate", check, "--load-file", second, "--json"))
-    assert scores["model"] == "000001-b1c8" and 0 <= scores["top1"] <= 1 and scores["policy_loss"] > 0
+    assert scores["model"] == "000001-b1c8" and scores["file"] == second
+    assert 0 <= scores["top1"] <= 1 and scores["policy_loss"] > 0
     rules = Rules.go(5)
     evaluator = load_evaluator(rules, second, EvaluatorOptions(runtime="eager"))
     game = Game(rules)
