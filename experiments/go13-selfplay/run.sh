@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Self-play on 13x13 from the bundled 19x19 network (9-dan games only): does self-play still pay after them?
+# Self-play on 13x13 from stage 9 of the 19x19 network learnt from 9-dan games (experiments/go19-supervised):
+# does self-play still pay after them?
 # The 9x9 run's pipeline (experiments/go9-selfplay/run.sh: forced playouts with policy target pruning, the
 # ownership and score targets, PUCT 400 visits with playout cap randomisation), komi 7.5, a smaller learning
 # rate (0.005: the start is a trained network, not a random one), no growth; every RATING_EVERY-th generation
@@ -14,7 +15,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${2:-run}" = matches ] && { echo "matches: 9x9 only (ship_matches.sh); rate with go19-supervised/against-gnugo.sh" >&2; exit 2; }
 export SIZE=${SIZE:-13} KOMI=7.5
-export START=${START:-$HERE/engine/nn/networks/go-tygem19-b6c64-pooled.safetensors}
+export START=${START:-$HERE/experiments/go19-supervised/000009-b6c64-pooled.safetensors}
 export METHOD_FLAGS=${METHOD_FLAGS:-"--games 100 --forced-playouts 2"}
 export LOOP_FLAGS=${LOOP_FLAGS:-"--lr 0.005"}
 export LR_DROPS=${LR_DROPS-} GROW=${GROW-}
