@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The bundled 19x19 network (`engine gtp --visits 800 --threads 1`) against Pachi 11.99 at equal time a move on
-# 19x19: komi 7.5, Chinese rules, 2 random opening moves, colours alternating, GNU Go scoring, two games at a time.
+# The bundled 19x19 network (`engine gtp --threads 1`, its default visits) against Pachi 11.99 at equal time a move
+# on 19x19: komi 7.5, Chinese rules, 2 random opening moves, colours alternating, GNU Go scoring, two games at a time.
 #
 #   experiments/go19-supervised/against-pachi.sh [WORK] [GAMES]     (default runs/go19, 50 games)
 #   MODEL=... NAME=stage12 against-pachi.sh WORK     (a candidate network instead of the bundled one)
+#   VISITS=800 against-pachi.sh WORK                 (visits a move other than engine gtp's default)
 #
 # Equal time: Pachi plays a fixed number of playouts a move (`-t =N`; its `-t SECONDS` keeps 2 s back for network
 # lag and thinks far less than it is given), the number that takes it SECONDS a move on the positions of our GNU Go
@@ -20,6 +21,7 @@ HERE=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-runs/go19}
 GAMES=${2:-50}
 MODEL=${MODEL:-}
+VISITS=${VISITS:-}                # empty: engine gtp's default
 NAME=${NAME:-tygem}
 export PATH=/usr/games:$PATH
 GNUGO_MATCH="$HERE/experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19"
@@ -45,7 +47,7 @@ fi
 PLAYOUTS=$(cat "$playouts")
 echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time in $REFERENCE" >&2
 
-player="engine gtp --visits 800 --threads 1${MODEL:+ --model $MODEL}"
+player="engine gtp --threads 1${VISITS:+ --visits $VISITS}${MODEL:+ --model $MODEL}"
 engine match "$player" "$PACHI -r chinese -t =$PLAYOUTS $PACHI_ARGS" \
     --games "$GAMES" --size 19 --komi 7.5 --random-moves 2 --jobs 2 --seed 3 \
     --referee "gnugo --mode gtp --chinese-rules" --sgf-dir "$out" --resume --json > "$out.json.part"
