@@ -27,6 +27,8 @@ export PATH=/usr/games:$PATH
 GNUGO_MATCH="$HERE/experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19"
 REFERENCE=${REFERENCE:-$WORK/matches/tygem-vs-pachi-19x19.json}
 [ -f "$REFERENCE" ] || REFERENCE="$GNUGO_MATCH.json"
+TIME_SOURCE="SECONDS_A_MOVE"
+[ -n "${SECONDS_A_MOVE:-}" ] || TIME_SOURCE="our mean genmove time in $REFERENCE"
 SECONDS_A_MOVE=${SECONDS_A_MOVE:-$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
     "$REFERENCE")}
 out="$WORK/matches/$NAME-vs-pachi-19x19"
@@ -45,7 +47,7 @@ if [ ! -f "$playouts" ]; then
     rm -rf "$positions"
 fi
 PLAYOUTS=$(cat "$playouts")
-echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, our mean genmove time in $REFERENCE" >&2
+echo "Pachi gets $PLAYOUTS playouts a move: $SECONDS_A_MOVE s, $TIME_SOURCE" >&2
 
 player="engine gtp --threads 1${VISITS:+ --visits $VISITS}${MODEL:+ --model $MODEL}"
 engine match "$player" "$PACHI -r chinese -t =$PLAYOUTS $PACHI_ARGS" \
