@@ -27,10 +27,13 @@ export PATH=/usr/games:$PATH
 GNUGO_MATCH="$HERE/experiments/go19-supervised/matches/stage9-vs-gnugo10-19x19"
 REFERENCE=${REFERENCE:-$WORK/matches/tygem-vs-pachi-19x19.json}
 [ -f "$REFERENCE" ] || REFERENCE="$GNUGO_MATCH.json"
-TIME_SOURCE="SECONDS_A_MOVE"
-[ -n "${SECONDS_A_MOVE:-}" ] || TIME_SOURCE="our mean genmove time in $REFERENCE"
-SECONDS_A_MOVE=${SECONDS_A_MOVE:-$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
-    "$REFERENCE")}
+if [ -n "${SECONDS_A_MOVE:-}" ]; then
+    TIME_SOURCE="SECONDS_A_MOVE"
+else
+    SECONDS_A_MOVE=$(python3 -c "import json, sys; print(f\"{json.load(open(sys.argv[1]))['a_move_seconds']:.3f}\")" \
+        "$REFERENCE")
+    TIME_SOURCE="our mean genmove time in $REFERENCE"
+fi
 out="$WORK/matches/$NAME-vs-pachi-19x19"
 mkdir -p "$WORK/matches"
 
