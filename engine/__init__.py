@@ -64,6 +64,9 @@ _HOMES = {
     "COLLECTION_SUFFIXES": "engine.formats.collections",
     "list_collections": "engine.formats.collections",
     "read_collection": "engine.formats.collections",
+    "fit_onto": "engine.formats.collections",
+    "read_piskvork": "engine.formats.piskvork",
+    "PiskvorkError": "engine.formats.piskvork",
     "read_index": "engine.formats.collections",
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",

@@ -10,9 +10,15 @@ final board, the dead stones estimated by playouts and the board kept only
 when its score agrees with the recorded count
 (:func:`training.territory.estimated_final_board`).
 
-Held-out months: games whose month is in ``holdout_months`` go to
-``OUTPUT/holdout/`` instead of ``OUTPUT``, so held-out games are whole months
-never trained on, not positions of trained games.
+Held out: games whose month is in ``holdout_months``, or whose name
+(``COLLECTION/MEMBER``, e.g. ``games.zip/5/0x1-29(14).rec``) or collection's file
+name matches one of the ``holdout_games`` patterns (shell wildcards), go to
+``OUTPUT/holdout/`` instead of ``OUTPUT``, so held-out games are whole months,
+files or folders never trained on, not positions of trained games.
+
+Games of another board are skipped ("another board"), except Gomoku games of
+a larger board under ``fit_board``: those whose stones all fit on the target
+board are moved onto it (:func:`engine.formats.collections.fit_onto`).
 
 Chunks are named ``chunk-STEM-DIGEST-NNNNN.npz`` after their collection;
 each lists in its metadata the collection's SHA-256 and the ordinals of the
@@ -62,13 +68,17 @@ COLLECTIONS_KEY = "collections"
 
 @dataclass(frozen=True)
 class CollectionConfig:
-    """``rules``: the one-line games' rules (their files do not say; the public Tygem collection is
-    komi 6.5); ``holdout_months``: ``YYYY-MM`` months whose games go to ``holdout/``;
+    """``rules``: the one-line and Piskvork games' rules (their files do not say; the public Tygem
+    collection is komi 6.5); ``holdout_months``: ``YYYY-MM`` months whose games go to ``holdout/``;
+    ``holdout_games``: wildcard patterns of game or collection names that go there too;
+    ``fit_board``: Gomoku games of a larger board are moved onto the target board where they fit;
     ``skip_moves``: the first N moves of each game give no samples; ``scoring_playouts``: playouts
     that estimate a counted game's dead stones (0: no ownership or score targets)."""
 
     rules: str = "chinese komi=6.5 ko=simple"
     holdout_months: tuple[str, ...] = ()
+    holdout_games: tuple[str, ...] = ()
+    fit_board: bool = False
     skip_moves: int = 0
     chunk_samples: int = 8192
     workers: int = 1
@@ -210,6 +220,27 @@ def _with_count(record: Any) -> Any:
     return replace(record, moves=record.moves + passes)
 
 
+def _on_target_board(record: Any, target: GatherTarget, fit_board: bool) -> tuple[Any, str | None]:
+    """The record on the target's board, or why it cannot be (``another board: ...``)."""
+    from engine import fit_onto
+
+    rules = record.rules
+    if rules.game == target.game and rules.size == target.board_size:
+        return record, None
+    reason = f"another board: {rules.game} {rules.size}x{rules.size}"
+    if not (fit_board and rules.game == target.game == "gomoku" and rules.size > target.board_size):
+        return None, reason
+    fitted = fit_onto(record, target.board_size)
+    return (fitted, None) if fitted is not None else (None, f"{reason}, its stones do not fit")
+
+
+def _matches(collection: str, key: str, patterns: Sequence[str]) -> bool:
+    """Whether the collection's file name, or the game's ``COLLECTION/KEY`` name, matches a pattern."""
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(collection, p) or fnmatchcase(f"{collection}/{key}", p) for p in patterns)
+
+
 def _gather_one(task: _Task, progress: Callable[[int], Any] | None = None) -> dict[str, Any]:
     """Gather one collection (in this process or a worker); returns its counts and chunks.
     ``progress(n)``: n more games read."""
@@ -241,8 +272,8 @@ def _gather_one(task: _Task, progress: Callable[[int], Any] | None = None) -> di
             used += 1
             continue
         record, reason = game.record, game.skipped
-        if record is not None and (record.rules.game != target.game or record.rules.size != target.board_size):
-            reason = f"another board: {record.rules.game} {record.rules.size}x{record.rules.size}"
+        if record is not None:
+            record, reason = _on_target_board(record, target, config.fit_board)
         if reason is None:
             try:
                 final = None
@@ -258,7 +289,9 @@ def _gather_one(task: _Task, progress: Callable[[int], Any] | None = None) -> di
                 if len(arrays.value):
                     used += 1
                     scored += final is not None
-                    sinks[game.month in config.holdout_months].add(ordinal, arrays)
+                    held = game.month in config.holdout_months or _matches(task.path.name, game.key,
+                                                                           config.holdout_games)
+                    sinks[held].add(ordinal, arrays)
                 else:
                     reason = "no samples: shorter than the moves skipped"
         if reason is not None:

@@ -309,15 +309,22 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
               help="SGF files anywhere below this folder (pi: the move played, z: the result).")
 @click.option("--collection", "collections", type=click.Path(exists=True), multiple=True,
               help="Game collections (repeatable; folders taken whole): zip or plain files in the one-line "
-                   "format 'ID<TAB>;B[pd];W[dd]...', SGF archives (.zip, .tar.gz), .sgf files. Read on --workers "
-                   "cores, resumable.")
+                   "format 'ID<TAB>;B[pd];W[dd]...', SGF archives (.zip, .tar.gz), .sgf files, Piskvork .psq and "
+                   ".rec games (loose or zipped). Read on --workers cores, resumable.")
 @click.option("--index", "index_paths", type=click.Path(exists=True), multiple=True,
               help="With --collection: the one-line games' results ('ID, date, ..., result, ...' tab-separated "
                    "lines; zip or plain; repeatable).")
 @click.option("--holdout-months", default="", metavar="YYYY-MM,...",
               help="With --collection: games of these months go to OUTPUT/holdout/, never to training.")
+@click.option("--holdout-games", multiple=True, metavar="PATTERN",
+              help="With --collection: games whose COLLECTION/MEMBER name (or whose collection's file name) "
+                   "matches this wildcard pattern go to OUTPUT/holdout/ (repeatable), e.g. 'games.zip/5/*'.")
+@click.option("--fit-board", is_flag=True,
+              help="With --collection: Gomoku games of a larger board are moved onto --size where every stone "
+                   "fits (the others are skipped as 'another board').")
 @click.option("--collection-rules", default="chinese komi=6.5 ko=simple", show_default=True,
-              help="With --collection: the rules of the one-line games (their files do not say).")
+              help="With --collection: the rules of the one-line and Piskvork games (their files do not say; "
+                   "e.g. 'freestyle').")
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="With --collection: collections read at a time [default: the cores].")
 @click.option("--output-directory", type=click.Path(file_okay=False), required=True)
@@ -325,7 +332,7 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
               help="Encode for this model (its encoder, game and board).")
 @click.option("--encoder", default=None, help="Encode with this encoder (board and game from --size or the inputs).")
 @click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size to keep [default: the model's, "
-              "else the first input's; 19 for collections].")
+              "else the first input's; for collections, the board of --collection-rules].")
 @click.option("--window", type=click.IntRange(1), default=None, help="Only the newest N inputs.")
 @click.option("--chunk-samples", type=click.IntRange(1), default=8192, show_default=True)
 @click.option("--skip-moves", type=click.IntRange(0), default=0, show_default=True,
@@ -333,7 +340,8 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
 @seed_option(None)
 @json_option
 def gather_command(input_directory: str | None, sgf_directory: str | None, collections: tuple[str, ...],
-                   index_paths: tuple[str, ...], holdout_months: str, collection_rules: str, workers: int | None,
+                   index_paths: tuple[str, ...], holdout_months: str, holdout_games: tuple[str, ...],
+                   fit_board: bool, collection_rules: str, workers: int | None,
                    output_directory: str, model_path: str | None, encoder: str | None, size: int | None,
                    window: int | None, chunk_samples: int, skip_moves: int, seed: int | None, as_json: bool) -> None:
     """Replay game records, SGF files or game collections into shuffled training chunks (idempotent)."""
@@ -345,11 +353,12 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, colle
     if sum(map(bool, (input_directory, sgf_directory, collections))) != 1:
         raise click.UsageError("give one of --input-directory, --sgf and --collection")
     if collections:
-        _gather_collections(collections, index_paths, holdout_months, collection_rules, workers, output_directory,
-                            model_path, encoder, size, chunk_samples, skip_moves, seed, as_json)
+        _gather_collections(collections, index_paths, holdout_months, holdout_games, fit_board, collection_rules,
+                            workers, output_directory, model_path, encoder, size, chunk_samples, skip_moves, seed,
+                            as_json)
         return
-    if index_paths or holdout_months:
-        raise click.UsageError("--index and --holdout-months apply to --collection only")
+    if index_paths or holdout_months or holdout_games or fit_board:
+        raise click.UsageError("--index, --holdout-months, --holdout-games and --fit-board apply to --collection only")
     kind = "records" if input_directory is not None else "sgf"
     if skip_moves and kind != "sgf":
         raise click.UsageError("--skip-moves applies to --sgf and --collection only")
@@ -368,10 +377,11 @@ def gather_command(input_directory: str | None, sgf_directory: str | None, colle
 
 
 def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ...], holdout_months: str,
-                        rules: str, workers: int | None, output_directory: str, model_path: str | None,
-                        encoder: str | None, size: int | None, chunk_samples: int, skip_moves: int,
+                        holdout_games: tuple[str, ...], fit_board: bool, rules: str, workers: int | None,
+                        output_directory: str, model_path: str | None, encoder: str | None, size: int | None,
+                        chunk_samples: int, skip_moves: int,
                         seed: int | None, as_json: bool) -> None:
-    """``gather --collection``: the collections' games into chunks, held-out months apart."""
+    """``gather --collection``: the collections' games into chunks, held-out months and games apart."""
     import os
     import re
     import tarfile
@@ -379,7 +389,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
 
     from tqdm import tqdm
 
-    from engine import EngineError, list_collections, read_info
+    from engine import EngineError, Rules, list_collections, read_info
     from training.gather import GatherTarget, gather_target
     from training.gather_collections import CollectionConfig, gather_collections
 
@@ -397,8 +407,11 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
             board = size or (19 if read_info(model_path).board_size is None else None)
             target = gather_target([], "sgf", model_path, None, board)
         else:
-            target = GatherTarget("go", size or 19, encoder.strip().lower())
-        config = CollectionConfig(rules, months, skip_moves, chunk_samples, workers or os.cpu_count() or 1, seed)
+            preset = Rules.parse(rules)
+            target = GatherTarget(preset.game, size or preset.size, encoder.strip().lower())
+        config = CollectionConfig(rules=rules, holdout_months=months, holdout_games=holdout_games,
+                                  fit_board=fit_board, skip_moves=skip_moves, chunk_samples=chunk_samples,
+                                  workers=workers or os.cpu_count() or 1, seed=seed)
         with tqdm(desc="gather", unit="game", file=sys.stderr) as bar:
             summary = gather_collections(files, list_collections(index_paths), output_directory, target, config,
                                          bar.update)

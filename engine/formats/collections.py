@@ -14,6 +14,10 @@ Three kinds of file hold a collection, told apart by their name and first line:
 SGF archives
     ``.sgf`` files inside a ``.zip`` or a tar (``.tar``, ``.tar.gz``, ``.tgz``,
     ``.tar.bz2``, ``.tar.xz``), one game a file.
+Piskvork games
+    ``.psq`` and ``.rec`` files (:mod:`engine.formats.piskvork`), loose or
+    inside a ``.zip`` or a tar, one Gomoku game a file; their result is the
+    replayed game's five.
 plain files
     a ``.sgf`` file, or a text file (or a ``.zip`` of text files) in the
     one-line format.
@@ -23,7 +27,11 @@ file, never the whole archive at once, so memory stays bounded however large
 the collection. A game that cannot be used is not an error: it comes out as a
 :class:`CollectedGame` whose ``skipped`` says why (a broken move string, an
 unreadable SGF, no result in the index, a result that says nothing about the
-position), so that a reader counts the reasons and goes on.
+position, a Gomoku game with no five), so that a reader counts the reasons and
+goes on.
+
+:func:`fit_onto` moves a Gomoku game onto a smaller board where every stone
+fits, for collections played on a board larger than the network's.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ import re
 import tarfile
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -42,12 +50,14 @@ from engine.core.coords import sgf_to_action
 from engine.core.game import Move
 from engine.core.rules import Rules
 from engine.core.types import Color, EngineError, InvalidVertexError, Outcome, SGFError
+from engine.formats.piskvork import PISKVORK_SUFFIXES, PiskvorkError, read_piskvork
 from engine.formats.sgf import GameRecord, load_sgf
 
 __all__ = ["CollectedGame", "IndexEntry", "ResultIndex", "read_index", "read_collection", "list_collections",
-           "collection_kind", "parse_one_line_moves", "COLLECTION_SUFFIXES", "UNINFORMATIVE_RESULTS"]
+           "collection_kind", "parse_one_line_moves", "fit_onto", "COLLECTION_SUFFIXES", "UNINFORMATIVE_RESULTS"]
 
-COLLECTION_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".sgf", ".txt", ".kifu")
+COLLECTION_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".sgf", ".txt", ".kifu",
+                       *PISKVORK_SUFFIXES)
 # Results that say nothing about the position: the game was lost on the clock or by leaving it.
 UNINFORMATIVE_RESULTS = {"time": "lost on time", "forfeit": "lost by disconnection or forfeit"}
 MAX_SGF_BYTES = 4 << 20       # one game's SGF file; larger ones are skipped (a game is a few kB)
@@ -56,6 +66,7 @@ _ONE_LINE_MOVE = re.compile(r";([BW])\[([a-z]{0,2})\]")
 _INDEX_DATE = re.compile(r"(\d{4})[.\-/](\d{2})")
 _SGF_DATE = re.compile(r"(\d{4})-(\d{2})")
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+_ONE_GAME_SUFFIXES = (".sgf", *PISKVORK_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -84,7 +95,7 @@ ResultIndex = dict[str, IndexEntry]
 
 # ------------------------------------------------------------------- opening
 def collection_kind(path: str | os.PathLike[str]) -> str:
-    """``zip``, ``tar``, ``sgf`` or ``text`` by the file's name; ValueError for anything else."""
+    """``zip``, ``tar``, ``sgf``, ``piskvork`` or ``text`` by the file's name; ValueError for anything else."""
     kind = _kind_by_name(Path(path).name)
     if kind is None:
         raise ValueError(f"{path}: not a game collection (expected one of {', '.join(COLLECTION_SUFFIXES)})")
@@ -99,6 +110,8 @@ def _kind_by_name(name: str) -> str | None:
         return "tar"
     if name.endswith(".sgf"):
         return "sgf"
+    if name.endswith(PISKVORK_SUFFIXES):
+        return "piskvork"
     if "." not in name or name.endswith((".txt", ".kifu", ".index")):
         return "text"
     return None
@@ -249,25 +262,75 @@ def _read_limited(stream: IO[bytes]) -> bytes:
     return stream.read(MAX_SGF_BYTES + 1)
 
 
+# ------------------------------------------------------------------ Piskvork
+def _piskvork_game(name: str, data: bytes, rules: Rules) -> CollectedGame:
+    """The game of one Piskvork file in a collection."""
+    try:
+        return CollectedGame(name, None, read_piskvork(name, data, rules))
+    except PiskvorkError as error:
+        return CollectedGame(name, None, skipped=str(error))
+
+
+def fit_onto(record: GameRecord, size: int) -> GameRecord | None:
+    """A Gomoku ``record`` moved onto a ``size`` board, or None when its stones do not all fit there.
+
+    The shift keeps the game's place relative to the centre where it can, and moves it the least
+    that brings every stone on the board otherwise; the moves, their order and the result are kept.
+    """
+    old = record.rules.size
+    if old == size:
+        return record
+    if record.rules.game != "gomoku" or record.setup_black or record.setup_white:
+        raise ValueError("only Gomoku games without setup stones can be moved to another board")
+    rows = [move.action // old for move in record.moves]
+    columns = [move.action % old for move in record.moves]
+    if not rows:
+        return replace(record, rules=record.rules.resized(size))
+    shifts = []
+    for low, high in ((min(rows), max(rows)), (min(columns), max(columns))):
+        if high - low >= size:
+            return None
+        centred = size // 2 - old // 2
+        shifts.append(min(max(centred, -low), size - 1 - high))
+    row_shift, column_shift = shifts
+    moves = tuple(replace(move, action=(row + row_shift) * size + column + column_shift)
+                  for move, row, column in zip(record.moves, rows, columns))
+    return replace(record, rules=record.rules.resized(size), moves=moves)
+
+
+# ------------------------------------------------------------------ archives
+def _member_game(name: str, stream: IO[bytes], rules: Rules) -> CollectedGame | None:
+    """The game of an archive member that holds one game a file (SGF, Piskvork); None for others."""
+    lower = name.lower()
+    if lower.endswith(".sgf"):
+        return _sgf_game(name, _read_limited(stream))
+    if lower.endswith(PISKVORK_SUFFIXES):
+        return _piskvork_game(name, _read_limited(stream), rules)
+    return None
+
+
 def _zip_games(path: Path, index: ResultIndex | None, rules: Rules) -> Iterator[CollectedGame]:
+    """A zip's games: one a member (SGF, Piskvork), or one a line in its text members; in a zip of
+    one-game files, the text members are the collection's notes (a tournament table, its openings)."""
     with zipfile.ZipFile(path) as archive:
-        for member in sorted(archive.infolist(), key=lambda m: m.filename):
-            if member.is_dir():
-                continue
+        members = sorted((m for m in archive.infolist() if not m.is_dir()), key=lambda m: m.filename)
+        one_game_files = any(m.filename.lower().endswith(_ONE_GAME_SUFFIXES) for m in members)
+        for member in members:
             with archive.open(member) as stream:
-                if member.filename.lower().endswith(".sgf"):
-                    yield _sgf_game(member.filename, _read_limited(stream))
-                else:
+                game = _member_game(member.filename, stream, rules)
+                if game is not None:
+                    yield game
+                elif not one_game_files:
                     yield from _line_games(_text_lines(stream), index, rules)
 
 
-def _tar_games(path: Path) -> Iterator[CollectedGame]:
+def _tar_games(path: Path, rules: Rules) -> Iterator[CollectedGame]:
     with tarfile.open(path, "r|*") as archive:
         for member in archive:
-            if member.isfile() and member.name.lower().endswith(".sgf"):
-                stream = archive.extractfile(member)
-                if stream is not None:
-                    yield _sgf_game(member.name, _read_limited(stream))
+            stream = archive.extractfile(member) if member.isfile() else None
+            game = _member_game(member.name, stream, rules) if stream is not None else None
+            if game is not None:
+                yield game
 
 
 def _line_games(lines: Iterable[str], index: ResultIndex | None, rules: Rules) -> Iterator[CollectedGame]:
@@ -283,7 +346,8 @@ def read_collection(path: str | os.PathLike[str], index: ResultIndex | None = No
 
     ``index`` gives one-line games their results (without it each is skipped: "no result");
     ``rules`` are the one-line games' rules (default: Chinese, komi 6.5, the komi of the public
-    Tygem and KGS-era collections); SGF games carry their own. Raises ValueError for a file that
+    Tygem and KGS-era collections) and the Piskvork games' (a Gomoku variant; ``.rec`` games are
+    on its board, ``.psq`` games on their own); SGF games carry their own. Raises ValueError for a file that
     is not a collection, OSError / zipfile.BadZipFile / tarfile.TarError when the archive itself
     is broken; every problem with one game is reported in its ``skipped``.
     """
@@ -293,10 +357,10 @@ def read_collection(path: str | os.PathLike[str], index: ResultIndex | None = No
     if kind == "zip":
         games: Iterator[CollectedGame] = _zip_games(path, index, rules)
     elif kind == "tar":
-        games = _tar_games(path)
-    elif kind == "sgf":
+        games = _tar_games(path, rules)
+    elif kind in ("sgf", "piskvork"):
         with open(path, "rb") as stream:
-            games = iter([_sgf_game(path.name, _read_limited(stream))])
+            games = iter([_member_game(path.name, stream, rules)])
     else:
         games = _text_games(path, index, rules)
     yield from games

@@ -135,3 +135,34 @@ def test_a_broken_archive_is_a_clear_error_and_writes_nothing(tmp_path: Path, na
                                        "--output-directory", str(tmp_path / "out")])
     assert result.exit_code == 1 and "Error:" in result.output and "Traceback" not in result.output
     assert not list((tmp_path / "out").glob("chunk-*"))
+
+
+def _psq(moves: list[tuple[int, int]], size: int) -> str:
+    """A Piskvork game (coordinates from 1) that black wins with five down one column."""
+    return "\n".join([f"Piskvorky {size}x{size}, 11:11, 0"] + [f"{x},{y},0" for x, y in moves] + ["a", "b", "-1"])
+
+
+def test_piskvork_games_of_a_larger_board_fit_onto_the_target_and_held_out_folders_go_apart(tmp_path: Path) -> None:
+    five = [(3, 2 + i // 2) if i % 2 == 0 else (4, 2 + i // 2) for i in range(9)]
+    wide = [(19, 19), (20, 1)] + five
+    path = tmp_path / "tournament.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for folder in ("train", "held"):
+            for i in range(2):
+                archive.writestr(f"{folder}/g{i}.psq", _psq(five, 20))
+        archive.writestr("train/wide.psq", _psq(wide, 20))
+        archive.writestr("train/small.psq", _psq(five, 9))
+        archive.writestr("_result.txt", "a table, not games\n")
+    out = tmp_path / "out"
+    arguments = ["gather", "--collection", str(path), "--collection-rules", "freestyle", "--encoder", "gomoku4",
+                 "--size", "15", "--holdout-games", "tournament.zip/held/*", "--output-directory", str(out), "--json"]
+    result = CliRunner().invoke(main, arguments + ["--fit-board"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["used"] == 4 and report["games"] == 6
+    assert report["skipped"] == {"another board: gomoku 20x20, its stones do not fit": 1,
+                                 "another board: gomoku 9x9": 1}
+    assert report["samples"] == 2 * 9 and report["holdout_samples"] == 2 * 9
+    assert read_chunk_info(list_chunks([out])[0]).board_size == 15
+    without = CliRunner().invoke(main, arguments[:-3] + ["--output-directory", str(tmp_path / "kept"), "--json"])
+    assert json.loads(without.stdout)["skipped"]["another board: gomoku 20x20"] == 5
