@@ -23,22 +23,18 @@ next line arrives, and is stopped and joined before that line is handled.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
 from gtp import protocol
+from gtp.inbox import EOF, Inbox, PonderJob
 from gtp.registry import Registry, Request, Stream
 
 __all__ = ["Context", "Session"]
 
 log = logging.getLogger(__name__)
 
-_EOF = object()
-
-PonderJob = Callable[[Callable[[], bool]], None]
-"""``job(stop)``: work to do until ``stop()`` is true (it is polled, so the job returns soon after)."""
 
 
 class Context(Protocol):
@@ -69,30 +65,12 @@ class Session:
                  ponder: Callable[[], PonderJob | None] | None = None) -> None:
         self.registry = registry
         self.context = context
-        self._stdin = stdin
+        self._inbox = Inbox(stdin, lambda raw: protocol.is_interrupt(raw[:64].decode("utf-8", "replace")))
         self._stdout = stdout
         self._describe = describe_error
-        self._queue: queue.Queue[object] = queue.Queue()
-        self._lines_read = 0
-        self._interrupted_upto = 0
         self._write_lock = threading.Lock()
         self._broken = False
         self._ponder = ponder
-
-    # ------------------------------------------------------------- reading
-    def _read_loop(self) -> None:
-        """Reader thread: raw lines to the queue (numbered), interrupts noted at once."""
-        try:
-            while raw := protocol.read_line(self._stdin):
-                self._lines_read += 1
-                if protocol.is_interrupt(raw[:64].decode("utf-8", "replace")):
-                    self._interrupted_upto = self._lines_read
-                    continue
-                self._queue.put((self._lines_read, raw))
-        except (OSError, ValueError) as exc:
-            log.warning("input closed: %s", exc)
-        finally:
-            self._queue.put(_EOF)
 
     # ------------------------------------------------------------- writing
     def _write(self, text: str) -> None:
@@ -109,9 +87,9 @@ class Session:
     # ------------------------------------------------------------- running
     def run(self) -> None:
         """Answer commands until ``quit``, the end of the input, or a closed output."""
-        threading.Thread(target=self._read_loop, name="gtp-reader", daemon=True).start()
+        self._inbox.start()
         item = self._next()
-        while item is not _EOF and not self._broken:
+        while item is not EOF and not self._broken:
             seq, raw = item  # type: ignore[misc]
             item = self._guarded(seq, raw)
             if item is None:
@@ -120,7 +98,7 @@ class Session:
     def _guarded(self, seq: int, raw: bytes) -> object | None:
         """One input line under the session's guard: whatever goes wrong in parsing or handling it, the line
         gets one failure response, the error is logged and the session goes on. Returns the queue item that
-        ended a streamed response, _EOF after ``quit``, else None."""
+        ended a streamed response, EOF after ``quit``, else None."""
         try:
             return self._handle_line(seq, raw)
         except Exception as exc:  # noqa: BLE001 -- no input line may end the session
@@ -129,29 +107,8 @@ class Session:
             return None
 
     def _next(self) -> object:
-        """The next queue item; while none has arrived, the ponder job (if any) runs in a thread."""
-        job = None
-        if self._ponder is not None and self._queue.empty():
-            try:
-                job = self._ponder()
-            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
-                log.exception("pondering failed")
-        if job is None:
-            return self._queue.get()
-        stop = threading.Event()
-
-        def work() -> None:
-            try:
-                job(stop.is_set)
-            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
-                log.exception("pondering failed")
-
-        worker = threading.Thread(target=work, name="gtp-ponder", daemon=True)
-        worker.start()
-        item = self._queue.get()
-        stop.set()
-        worker.join()
-        return item
+        """The next input item; while none has arrived, the ponder job (if any) runs."""
+        return self._inbox.next(self._ponder)
 
     def _handle_line(self, seq: int, raw: bytes) -> object | None:
         """Run one input line (see :meth:`_guarded` for what it returns)."""
@@ -169,7 +126,7 @@ class Session:
         if spec is None:
             self._write(protocol.failure(command.id, protocol.UNKNOWN_COMMAND))
             return None
-        request = Request(command.args, interrupted=lambda: self._interrupted_upto >= seq)
+        request = Request(command.args, interrupted=lambda: self._inbox.stopped(seq))
         snapshot = None
         try:
             if spec.needs_engine:
@@ -182,7 +139,7 @@ class Session:
         if isinstance(reply, Stream):
             return self._stream(command, reply, request)
         self._write(protocol.success(command.id, reply))
-        return _EOF if command.name == "quit" else None
+        return EOF if command.name == "quit" else None
 
     def _fail(self, command: protocol.Command, exc: Exception, snapshot: object) -> None:
         if snapshot is not None:
@@ -222,7 +179,7 @@ class Session:
         worker = threading.Thread(target=work, name=f"gtp-{command.name}", daemon=True)
         worker.start()
         if stream.until_next_line:
-            item = self._queue.get()
+            item = self._inbox.get()
             stop.set()
             worker.join()
         else:

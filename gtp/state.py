@@ -213,6 +213,7 @@ class EngineState:
         self._evaluators: dict[tuple[str, int], Evaluator] = {}
         self._ownership_cache: tuple[tuple[int, int, float], np.ndarray] | None = None
         self._ponder_from: tuple[int, int] | None = None  # (moves, position key) right after the engine's move
+        self.last_search: SearchResult | None = None   # the search behind the last generated move
         self.network_ownership = False  # the network has an ownership head (Go; known once the engine is ready)
         self._ready = threading.Event()
         self._error: str | None = None
@@ -417,6 +418,7 @@ class EngineState:
         started = time.monotonic()
         decision = self.player.choose(self.game, color, seconds=self.budget(color, time_cap), stop=stop,
                                       progress=progress, dead=dead)
+        self.last_search = decision.search
         if decision.search is None:   # resigned a game that is over
             return None
         self.time.spent(int(color), time.monotonic() - started)

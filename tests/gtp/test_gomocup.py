@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
-from engine import BLACK, WHITE
+import numpy as np
+import pytest
+
+from engine import BLACK, WHITE, Color, Game
 from engine.nn.networks import bundled_model
 from gtp.gomocup import PASS, GomocupBrain
 from gtp.state import FrontEndConfig
@@ -92,9 +97,43 @@ def test_info_rules_and_time() -> None:
     out = brain_answers("INFO rule 8\nINFO rule 1\nINFO timeout_turn 200\nINFO timeout_match 60000\n"
                         "INFO time_left 30000\nINFO max_memory 83886080\nINFO folder /tmp\nSTART 9\nBEGIN\n",
                         visits=1_000_000)
-    assert out[0].startswith("ERROR") and "caro" in out[0]
+    assert out[0] == ("ERROR rule 8 is not supported (0 freestyle, 1 standard, 2 renju, 4 renju, "
+                      "5 freestyle swap1, 6 freestyle swap2); still playing freestyle")
     assert out[1] == "OK"
     _point(out[2], 9)
+
+
+def test_rule_codes_follow_gomocup_and_yixin_board() -> None:
+    """2 (Yixin-Board's renju) and 4 play renju, 1 standard, 0/5/6 freestyle; an unknown code changes nothing."""
+    for code, variant in ((0, "freestyle"), (1, "standard"), (2, "renju"), (4, "renju"), (5, "freestyle"),
+                          (6, "freestyle")):
+        brain = GomocupBrain(front_end_config(game="gomoku", visits=8), io.BytesIO(), io.BytesIO())
+        assert brain.handle("START 15") == "OK" and brain.handle(f"INFO rule {code}") == ""
+        assert brain.state.rules.variant == variant and brain.variant == variant
+        assert brain.handle("INFO rule 3").startswith("ERROR rule 3 is not supported")
+        assert brain.state.rules.variant == variant
+
+
+def _brain_at(stones: dict[tuple[int, int], int], to_play: Color, rule: int = 0, visits: int = 8) -> GomocupBrain:
+    """A brain on 15x15 under ``INFO rule`` ``rule`` at the position of ``stones`` ((x, y): colour)."""
+    brain = GomocupBrain(front_end_config(game="gomoku", visits=visits, seed=1), io.BytesIO(), io.BytesIO())
+    assert brain.handle("START 15") == "OK" and brain.handle(f"INFO rule {rule}") == ""
+    board = np.zeros(225, np.int8)
+    for (x, y), color in stones.items():
+        board[y * 15 + x] = color
+    brain.state.new_game(game=Game.from_board(brain.state.rules, board, to_play))
+    return brain
+
+
+def test_yxshowforbid_names_blacks_forbidden_points_under_renju_only() -> None:
+    """Black's two twos crossing at 7,7 (5,7 6,7 and 7,5 7,6): playing 7,7 makes two open threes, a renju foul."""
+    stones = {(5, 7): BLACK, (6, 7): BLACK, (7, 5): BLACK, (7, 6): BLACK,
+              (0, 0): WHITE, (0, 2): WHITE, (0, 4): WHITE, (0, 6): WHITE}
+    assert _brain_at(stones, Color.BLACK, rule=4).handle("YXSHOWFORBID") == "FORBID 0707."
+    assert _brain_at(stones, Color.BLACK, rule=2).handle("YXSHOWFORBID") == "FORBID 0707."
+    assert _brain_at(stones, Color.BLACK, rule=0).handle("YXSHOWFORBID") == "FORBID ."
+    stones[(14, 14)] = BLACK
+    assert _brain_at(stones, Color.WHITE, rule=4).handle("YXSHOWFORBID") == "FORBID ."
 
 
 def test_renju_forbids_black_an_overline() -> None:
@@ -253,3 +292,72 @@ def test_a_failed_search_still_answers_a_legal_move(monkeypatch: Any) -> None:
     x, y = _point(answer, 15)
     assert brain.state.game.position.board()[y, x] != 0, "the answer is played"
     assert len(brain.state.game.moves) == 4
+
+
+@pytest.mark.timeout(120)
+def test_stop_makes_a_search_without_limits_answer() -> None:
+    """A million visits and no clock would search for minutes; the STOP read after BEGIN ends it at once."""
+    for stop in ("STOP", "yxstop"):
+        out = brain_answers(f"START 15\nBEGIN\n{stop}\nEND\n", visits=1_000_000)
+        assert out[0] == "OK" and len(out) == 2
+        _point(out[1], 15)
+
+
+def test_yxnbest_lists_the_most_visited_moves_and_plays_the_first() -> None:
+    out = brain_answers("START 15\nTURN 7,7\nYXNBEST 3\n", visits=120)
+    assert out[0] == "OK"
+    messages = [line for line in out[2:] if line.startswith("MESSAGE")]
+    assert 1 <= len(messages) <= 3 and out[-1] == messages[0].split()[3]
+    visits = [int(line.split()[5]) for line in messages]
+    assert visits == sorted(visits, reverse=True) and [line.split()[2] for line in messages] == ["1", "2", "3"][
+        :len(messages)]
+    assert len({out[1], out[-1], "7,7"}) == 3, "YXNBEST plays its move like TURN"
+    assert brain_answers("START 15\nYXNBEST 0\n")[1].startswith("ERROR")
+
+
+def test_swap2board_proposes_an_opening_then_chooses_a_colour() -> None:
+    out = brain_answers("INFO rule 6\nSTART 15\nSWAP2BOARD\nDONE\n", visits=48)
+    stones = [_point(p, 15) for p in out[1].split()]
+    assert out[0] == "OK" and len(set(stones)) == 3 and stones[0] == (7, 7)
+    three = "".join(f"{x},{y},{2 if i != 1 else 1}\n" for i, (x, y) in enumerate(stones))
+    answer = brain_answers(f"INFO rule 6\nSTART 15\nSWAP2BOARD\n{three}DONE\n", visits=48)[1]
+    assert answer == "SWAP" or all(_point(p, 15) not in stones for p in answer.split())
+    assert len(answer.split()) in (1, 2)
+    five = three + "9,9,1\n9,10,2\n"
+    answer = brain_answers(f"INFO rule 6\nSTART 15\nSWAP2BOARD\n{five}DONE\n", visits=48)[1]
+    assert answer == "SWAP" or _point(answer, 15) not in stones + [(9, 9), (9, 10)]
+
+
+def test_pondering_searches_while_the_brain_waits(monkeypatch: Any) -> None:
+    """With INFO pondering 1 the brain runs the state's ponder job between its answer and the next line."""
+    read, write = os.pipe()
+    out = io.BytesIO()
+    brain = GomocupBrain(front_end_config(game="gomoku", visits=16, seed=1), os.fdopen(read, "rb"), out)
+    pondered = threading.Event()
+    job_of = brain.state.ponder_job
+
+    def ponder_job() -> Any:
+        job = job_of()
+        if job is None:
+            return None
+
+        def recorded(stop: Any) -> None:
+            pondered.set()
+            job(stop)
+        return recorded
+
+    monkeypatch.setattr(brain.state, "ponder_job", ponder_job)
+    runner = threading.Thread(target=brain.run)
+    runner.start()
+    with os.fdopen(write, "wb", buffering=0) as pipe:
+        pipe.write(b"INFO pondering 1\nSTART 9\nBEGIN\n")
+        assert pondered.wait(60)
+        pipe.write(b"END\n")
+    runner.join(60)
+    assert out.getvalue().decode().splitlines()[0] == "OK"
+
+
+def test_start_20_plays_the_freestyle_league_board() -> None:
+    out = brain_answers("START 20\nBEGIN\nTURN 0,19\n", visits=32)
+    assert out[0] == "OK"
+    assert _point(out[1], 20) != _point(out[2], 20)

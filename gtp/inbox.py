@@ -1,0 +1,96 @@
+"""Input lines read ahead on a thread, for the front ends that must notice what arrives while they think.
+
+A front end's main thread takes lines from the :class:`Inbox` one at a time;
+the reader thread numbers every line as it arrives, so that a stop line (GTP's
+``# interrupt``, Gomocup's ``STOP``) can stop the commands read before it at
+once, whether they are running or still waiting. While the inbox is empty the
+front end may run a ponder job (its search on the opponent's time) until the
+next line arrives.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import BinaryIO
+
+from gtp.protocol import read_line
+
+__all__ = ["Inbox", "PonderJob", "EOF"]
+
+log = logging.getLogger(__name__)
+
+EOF = object()
+"""The item after the last line."""
+
+PonderJob = Callable[[Callable[[], bool]], None]
+"""``job(stop)``: work to do until ``stop()`` is true (it is polled, so the job returns soon after)."""
+
+
+class Inbox:
+    """Raw lines of ``stream`` as ``(number, raw)`` items (numbered from 1), then :data:`EOF`.
+
+    ``is_stop(raw)`` tells a stop line: it is not queued, and :meth:`stopped` is then true for every line
+    read before it.
+    """
+
+    def __init__(self, stream: BinaryIO, is_stop: Callable[[bytes], bool] = lambda raw: False) -> None:
+        self._stream, self._is_stop = stream, is_stop
+        self._queue: queue.Queue[object] = queue.Queue()
+        self.lines_read = 0
+        self._stopped_upto = 0
+
+    def start(self) -> Inbox:
+        threading.Thread(target=self._read_loop, name="front-end-reader", daemon=True).start()
+        return self
+
+    def _read_loop(self) -> None:
+        try:
+            while raw := read_line(self._stream):
+                self.lines_read += 1
+                if self._is_stop(raw):
+                    self._stopped_upto = self.lines_read
+                    continue
+                self._queue.put((self.lines_read, raw))
+        except (OSError, ValueError) as exc:
+            log.warning("input closed: %s", exc)
+        finally:
+            self._queue.put(EOF)
+
+    def stopped(self, number: int) -> bool:
+        """Whether a stop line arrived after line ``number``."""
+        return self._stopped_upto > number
+
+    def empty(self) -> bool:
+        return self._queue.empty()
+
+    def get(self) -> object:
+        return self._queue.get()
+
+    def next(self, ponder: Callable[[], PonderJob | None] | None = None) -> object:
+        """The next item; while none has arrived, the ponder job ``ponder()`` gives (if any) runs on a thread,
+        and is stopped and joined before the item is returned."""
+        job = None
+        if ponder is not None and self._queue.empty():
+            try:
+                job = ponder()
+            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
+                log.exception("pondering failed")
+        if job is None:
+            return self._queue.get()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                job(stop.is_set)
+            except Exception:  # noqa: BLE001 -- pondering is a bonus: log it and answer the next command
+                log.exception("pondering failed")
+
+        worker = threading.Thread(target=work, name="front-end-ponder", daemon=True)
+        worker.start()
+        item = self._queue.get()
+        stop.set()
+        worker.join()
+        return item
