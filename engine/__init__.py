@@ -68,6 +68,10 @@ _HOMES = {
     "read_piskvork": "engine.formats.piskvork",
     "PiskvorkError": "engine.formats.piskvork",
     "read_index": "engine.formats.collections",
+    # engine.formats.openings
+    "read_openings": "engine.formats.openings",
+    "opening_actions": "engine.formats.openings",
+    "fitting_openings": "engine.formats.openings",
     # engine.formats.diagram
     "to_diagram": "engine.formats.diagram",
     "to_orb_diagram": "engine.formats.diagram",

@@ -459,7 +459,8 @@ def _gtp_match(run: _Run, model: Path, command: str, games: int, directory: Path
     from training.errors import PlayerError
     from training.match import contestant, play_match
 
-    config = replace(run.config.match, games=games, random_moves=2, scorer="b", seed=seed)
+    random_moves = 0 if run.config.match.openings else 2
+    config = replace(run.config.match, games=games, random_moves=random_moves, scorer="b", seed=seed)
     options = run.config.evaluator_options()
     name = Path(shlex.split(command)[0]).name
     failures = 0

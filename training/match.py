@@ -17,7 +17,9 @@ The scheduler runs ``jobs`` threads, each with its own seats (GTP engines are
 processes: a thread waits on its engine's pipe with the GIL free), and in each
 up to ``parallel_games`` games in flight, whose in-process searches share one
 network call per step (:func:`training.batching.play_in_flight`). Game i has A
-as black when i is even; its random opening comes from ``(seed, i)`` and its
+as black when i is even; with an opening list, games 2k and 2k + 1 start from
+opening k (cycling through the list), so that each opening is played with
+both colours; its random moves come from ``(seed, i)`` and its
 in-process players' seeds too, so a game is the same whichever job plays it and
 a match resumed from its records (:func:`games_already_played`) goes on as it
 would have.
@@ -48,6 +50,7 @@ from engine import (
     SearchJob,
     dump_sgf,
     load_sgf_file,
+    opening_actions,
     write_text,
 )
 from training.batching import play_in_flight, run_in_threads
@@ -73,7 +76,9 @@ SCORERS = ("board", "a", "b")
 @dataclass(frozen=True)
 class MatchConfig:
     """A match: games, how model players play (``player``: visits, leaf batch, opening, resignation), the seed;
-    uniformly random opening moves; who scores a Go game that ends on the board (:data:`SCORERS`, or
+    the openings (each game pair's first stones: :mod:`engine.formats.openings` lines) and uniformly random
+    moves after them; who scores
+    a Go game that ends on the board (:data:`SCORERS`, or
     ``referee``: a third engine's command line, shown each such game); threads with their own seats (``jobs``)
     and games in flight in each (``parallel_games``); seconds a GTP engine may take over one command."""
 
@@ -82,12 +87,14 @@ class MatchConfig:
     player: PlayerConfig = field(default_factory=match_player_config)
     seed: int = 0
     random_moves: int = 0
+    openings: tuple[str, ...] = ()
     scorer: str = "board"
     referee: str | None = None
     jobs: int = 1
     timeout: float = DEFAULT_TIMEOUT
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "openings", tuple(self.openings))   # a run file holds a list
         if self.scorer not in SCORERS or self.jobs < 1 or self.parallel_games < 1:
             raise ValueError(f"scorer is one of {', '.join(SCORERS)} and jobs and parallel games at least 1, not "
                              f"{self.scorer!r}, {self.jobs} and {self.parallel_games}")
@@ -208,6 +215,11 @@ def a_color(index: int) -> Color:
     return Color.BLACK if index % 2 == 0 else Color.WHITE
 
 
+def opening_pair(index: int, config: MatchConfig) -> int | None:
+    """The opening game ``index`` starts from (an index into ``config.openings``; None without a list)."""
+    return (index // 2) % len(config.openings) if config.openings else None
+
+
 def game_file(index: int) -> str:
     return f"game-{index + 1:04d}.sgf"
 
@@ -257,7 +269,7 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
             raise ValueError("resuming a match needs the folder of its games (--sgf-dir)")
         for index, record in games_already_played(Path(sgf_dir), rules, config, a.seat_name).items():
             assert record.result is not None
-            result.add(record.result, a_color(index), len(record.moves))
+            result.add(record.result, a_color(index), len(record.moves), index // 2 if config.openings else None)
             result.resumed += 1
             todo.remove(index)
     lock = threading.Lock()
@@ -267,7 +279,7 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
         refereed = game.refereed
         assert refereed is not None
         colour = a_color(game.index)
-        result.add(refereed.outcome, colour, len(refereed.game.moves))
+        result.add(refereed.outcome, colour, len(refereed.game.moves), game.index // 2 if config.openings else None)
         result.a_move_seconds = _mean_move_seconds([pair.a for pair in opened])
         result.b_move_seconds = _mean_move_seconds([pair.b for pair in opened])
         if sgf_dir is not None:
@@ -329,13 +341,15 @@ def _seat_pairs(a: Contestant, b: Contestant, config: MatchConfig, job: int) -> 
 
 
 def _referee(pair: _Pair, index: int, rules: Rules, config: MatchConfig) -> Generator[SearchJob, None, Refereed]:
-    """Game ``index``'s refereeing: A black in even games, its opening and its players' seeds from
-    ``(seed, index)``."""
+    """Game ``index``'s refereeing: A black in even games, its opening from the list, its random moves and its
+    players' seeds from ``(seed, index)``."""
     black, white = (pair.a, pair.b) if a_color(index) == Color.BLACK else (pair.b, pair.a)
     black_seed, white_seed = np.random.default_rng([config.seed, index, 1]).integers(2 ** 62, size=2)
     scorer = {"board": None, "a": pair.a, "b": pair.b}[config.scorer]
+    opening = opening_pair(index, config)
     return referee_game(black, white, rules, config.random_moves, np.random.default_rng([config.seed, index]),
-                        (int(black_seed), int(white_seed)), scorer, pair.referee)
+                        (int(black_seed), int(white_seed)), scorer, pair.referee,
+                        opening_actions(config.openings[opening], rules.size) if opening is not None else ())
 
 
 def _mean_move_seconds(seats: list[MatchPlayer]) -> float:

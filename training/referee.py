@@ -1,8 +1,9 @@
 """The referee of every match: one game between two players, every move checked by the rules core.
 
-:func:`referee_game` plays a game from the empty board: ``random_moves``
-uniformly random opening moves (so that deterministic players play different
-games), then each player's ``genmove`` in turn, the other player told of it. An
+:func:`referee_game` plays a game from the empty board: the ``opening``'s
+stones (black first, colours alternating), then ``random_moves`` uniformly
+random moves (so that deterministic players play different games), then each
+player's ``genmove`` in turn, the other player told of it. An
 illegal move ends the match with a :class:`~training.errors.PlayerError` naming
 the player; the game ends after two passes, a resignation, the rules' move cap or
 (Gomoku) a line or a full board.
@@ -15,7 +16,7 @@ when either gives no answer) by the rules core on the board as it stands.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,8 @@ class Refereed:
 
 def referee_game(black: MatchPlayer, white: MatchPlayer, rules: Rules, random_moves: int, rng: np.random.Generator,
                  seeds: tuple[int, int] = (0, 1), scorer: MatchPlayer | None = None,
-                 referee: GTPClient | None = None) -> Generator[SearchJob, None, Refereed]:
+                 referee: GTPClient | None = None, opening: Sequence[int] = ()
+                 ) -> Generator[SearchJob, None, Refereed]:
     """One game (``black`` may be ``white``: a player against itself), yielding the searches of in-process
     players for a scheduler to step (:func:`training.players.play_through` plays one alone).
 
@@ -58,9 +60,13 @@ def referee_game(black: MatchPlayer, white: MatchPlayer, rules: Rules, random_mo
             if player is not mover:
                 player.play(color, action)
 
-    for _ in range(random_moves):
-        color, action = game.to_play, random_move(game, rng)
-        game.play(action)
+    for number in range(len(opening) + random_moves):
+        color = game.to_play
+        action = opening[number] if number < len(opening) else random_move(game, rng)
+        try:
+            game.play(action)
+        except EngineError as error:
+            raise ValueError(f"opening stone {number + 1} ({action_to_gtp(action, rules.size)}): {error}") from error
         comments.append(None)
         tell_others(None, color, action)
     while not game.is_over:

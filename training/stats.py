@@ -14,7 +14,7 @@ It is infinite at p = 0 or 1, so rates are clipped to [1/2n, 1 - 1/2n]
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Color, Outcome
@@ -55,11 +55,17 @@ def signed(elo: float) -> str:
     return f"{round(elo) + 0:+d}"
 
 
+_PAIR_KINDS = {2.0: "a_won_both", 1.5: "a_ahead", 1.0: "split", 0.5: "b_ahead", 0.0: "b_won_both"}
+"""An opening pair by A's points in its two games."""
+
+
 @dataclass
 class MatchResult:
     """A's results against B. ``a_black_*`` counts A's wins and games with black; ``*_move_seconds`` is each
     side's mean time from asking for a move to its answer. ``resumed``: games counted from an earlier run's
-    records, whose times are unknown: ``seconds`` and the move times are those of the other games."""
+    records, whose times are unknown: ``seconds`` and the move times are those of the other games.
+    ``pairs``: A's points in each game pair played from one opening (pair number: points, games), where the
+    games came from an opening list."""
 
     a: str
     b: str
@@ -73,6 +79,7 @@ class MatchResult:
     a_move_seconds: float = 0.0
     b_move_seconds: float = 0.0
     resumed: int = 0
+    pairs: dict[int, list[float]] = field(default_factory=dict)
 
     @property
     def games(self) -> int:
@@ -103,12 +110,27 @@ class MatchResult:
                 "draws": self.draws, "a_black_wins": self.a_black_wins, "a_black_games": self.a_black_games,
                 "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
                 "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
-                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds, "resumed": self.resumed}
+                "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds, "resumed": self.resumed,
+                **({"opening_pairs": self.pair_counts()} if self.pairs else {})}
 
-    def add(self, outcome: Outcome, a_color: Color, moves: int) -> None:
-        """Count one finished game in which A played ``a_color``."""
+    def pair_counts(self) -> dict[str, int]:
+        """Finished opening pairs by A's points in them: ``a_won_both``, ``split`` (one game each, or two draws),
+        ``b_won_both``, and the others (a win and a draw either way), of the pairs whose two games are over."""
+        counts = {"pairs": 0, "a_won_both": 0, "split": 0, "b_won_both": 0, "a_ahead": 0, "b_ahead": 0}
+        for points, games in self.pairs.values():
+            if games == 2:
+                counts["pairs"] += 1
+                counts[_PAIR_KINDS[points]] += 1
+        return counts
+
+    def add(self, outcome: Outcome, a_color: Color, moves: int, pair: int | None = None) -> None:
+        """Count one finished game in which A played ``a_color`` (from opening pair ``pair``, if any)."""
         self.moves += moves
         value = outcome.value_for(a_color)
+        if pair is not None:
+            points = self.pairs.setdefault(pair, [0.0, 0])
+            points[0] += (value + 1) / 2
+            points[1] += 1
         self.wins += value > 0
         self.losses += value < 0
         self.draws += value == 0
@@ -122,4 +144,11 @@ class MatchResult:
         return (f"{self.a} vs {self.b}: {self.wins} wins, {self.losses} losses, {self.draws} draws in {self.games} "
                 f"games ({self.a_black_wins}/{self.a_black_games} wins as black); win rate {100 * self.rate:.1f}% "
                 f"[95% CI {100 * low:.1f}-{100 * high:.1f}%], Elo {signed(self.elo)} [{signed(elo_low)}, "
-                f"{signed(elo_high)}]")
+                f"{signed(elo_high)}]" + self._describe_pairs())
+
+    def _describe_pairs(self) -> str:
+        if not self.pairs:
+            return ""
+        counts = self.pair_counts()
+        return (f"; {counts['pairs']} opening pairs: A won both in {counts['a_won_both']}, B in "
+                f"{counts['b_won_both']}, split {counts['split']}")

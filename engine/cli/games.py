@@ -16,7 +16,17 @@ from typing import Any
 
 import click
 
-from engine.cli.options import GAMES, evaluator_options, fail, json_option, report, runtime_options, seed_option
+from engine.cli.options import (
+    GAMES,
+    evaluator_options,
+    fail,
+    json_option,
+    openings_options,
+    read_openings_option,
+    report,
+    runtime_options,
+    seed_option,
+)
 
 __all__ = ["match_command", "evaluate_command", "search_picture_command", "check_games_command",
            "gnugo_games_command", "gomokubench_games_command"]
@@ -39,12 +49,14 @@ __all__ = ["match_command", "evaluate_command", "search_picture_command", "check
 @click.option("--game", type=GAMES, default=None, help="Game, when both players are baselines.")
 @click.option("--size", type=click.IntRange(2, 25), default=None)
 @click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
+@openings_options
 @runtime_options()
 @seed_option()
 @json_option
 def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parallel_games: int, batch_size: int,
                      temperature_moves: int, resign_threshold: float, no_resign: bool, sgf_dir: str | None,
                      rules_text: str | None, game: str | None, size: int | None, win_length: int | None,
+                     openings_path: str | None, openings_within: int | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, seed: int,
                      as_json: bool) -> None:
     """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`, `gomokubench[:LEVEL]`):
@@ -60,7 +72,8 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
         config = replace_paths(MatchConfig(), {
             "games": games, "parallel_games": parallel_games, "seed": seed, "player.visits": visits,
             "player.search.batch_size": batch_size, "player.temperature_moves": temperature_moves,
-            "player.resign_threshold": None if no_resign else resign_threshold})
+            "player.resign_threshold": None if no_resign else resign_threshold,
+            "openings": read_openings_option(openings_path, openings_within, rules.size)})
         options = evaluator_options(device, dtype, runtime, threads, seed)
         a, b = make_agent(model_a, rules, config, options), make_agent(model_b, rules, config, options)
         with tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr) as bar:
@@ -121,6 +134,7 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
               help="Rules string, e.g. renju, freestyle, standard (Gomoku), chain-reaction [default: chinese].")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves, so that deterministic engines play different games.")
+@openings_options
 @click.option("--scorer", type=click.Choice(["a", "b", "board"]), default="b", show_default=True,
               help="Who scores a Go game that ends on the board: A's or B's final_score (its dead-stone "
                    "judgement), or the rules core on the board as it stands.")
@@ -140,7 +154,8 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @seed_option()
 @json_option
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
-                  random_moves: int, scorer: str, referee: str | None, jobs: int, visits: int, timeout: float,
+                  random_moves: int, openings_path: str | None, openings_within: int | None, scorer: str,
+                  referee: str | None, jobs: int, visits: int, timeout: float,
                   sgf_dir: str | None, resume: bool, device: str | None, dtype: str, runtime: str,
                   threads: int | None, seed: int, as_json: bool) -> None:
     """Play ENGINE_A against ENGINE_B (GTP command lines, baselines: random, mcts-rollouts:N,
@@ -166,7 +181,8 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
             rules = replace(rules, komi=komi)
         config = replace_paths(MatchConfig(), {
             "games": games, "player.visits": visits, "random_moves": random_moves, "scorer": scorer,
-            "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed})
+            "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed,
+            "openings": read_openings_option(openings_path, openings_within, rules.size)})
         a, b = contestant(engine_a, "A", rules, config, options), contestant(engine_b, "B", rules, config, options)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:

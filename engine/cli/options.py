@@ -149,3 +149,26 @@ def note(text: str) -> None:
 def fail(error: Exception) -> click.ClickException:
     """A library error as the command's error message (exit status 1)."""
     return click.ClickException(str(error))
+
+
+def openings_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--openings FILE`` and ``--openings-within N``: games from an opening list, each opening twice with
+    colours swapped (:mod:`engine.formats.openings`)."""
+    command = click.option("--openings-within", "openings_within", type=click.IntRange(0), default=None,
+                           help="With --openings: only openings whose stones lie at most N points from the centre "
+                                "(e.g. 5 for the Piskvork list on 15x15).")(command)
+    return click.option("--openings", "openings_path", type=click.Path(exists=True, dir_okay=False), default=None,
+                        help="Opening list (one opening a line, 'dx,dy' stones as offsets from the centre, black "
+                             "first): games 2k and 2k+1 start from opening k with colours swapped; the result "
+                             "counts opening pairs.")(command)
+
+
+def read_openings_option(path: str | None, within: int | None, size: int) -> tuple[str, ...]:
+    """The openings :func:`openings_options` names that fit a ``size`` board (none without ``--openings``)."""
+    from engine import read_openings
+
+    if path is None:
+        if within is not None:
+            raise click.UsageError("--openings-within needs --openings")
+        return ()
+    return read_openings(path, size, within)

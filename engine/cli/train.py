@@ -539,6 +539,16 @@ def validate_command(holdout: tuple[str, ...], load_file: str, batch_size: int, 
 
 
 # -------------------------------------------------------------------- loop
+def _openings(ctx: click.Context, param: click.Parameter, path: str | None) -> tuple[str, ...]:
+    """``--match-openings``: the list's openings as text (fitted to the run's board once its rules are known)."""
+    from engine import read_openings
+
+    try:
+        return () if path is None else read_openings(path)
+    except (OSError, ValueError) as error:
+        raise click.BadParameter(str(error)) from error
+
+
 # Each option's parameter name is the LoopConfig setting it sets, "__" for "." ("selfplay__player__visits"),
 # so there is no table to keep; --seed seeds every part of the run.
 _SEEDED = ("bootstrap", "selfplay", "train", "match")
@@ -610,6 +620,9 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               help="Rate generation 0 and every N-th accepted generation.")
 @click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
               help="Visits per move of models in gating and rating games.")
+@click.option("--match-openings", "match__openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              callback=_openings, help="Gating and rating games start from this opening list (`engine match "
+              "--openings`), each opening twice with colours swapped; those that do not fit the board are left out.")
 @device_option
 @runtime_option()
 @threads_option()
@@ -653,6 +666,14 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
         if "seed" in given:
             changes.update({f"{part}.seed": seed for part in _SEEDED})
         config = replace_paths(stored or LoopConfig(), changes)
+        if "match__openings" in given:
+            from engine import fitting_openings
+
+            size = config.game_rules().size
+            fitting = fitting_openings(config.match.openings, size)
+            if not fitting:
+                raise ValueError(f"no opening of --match-openings fits the {size}x{size} board")
+            config = replace_paths(config, {"match.openings": fitting})
         if stored is None:  # the opening, sampled from the visits, scales with the board; the layout, with the device
             opening = opening_moves(config.game_rules().size)
             config = replace_paths(config, {"selfplay.player.temperature_moves": opening})

@@ -96,6 +96,39 @@ def test_colours_alternate_and_games_are_written(tmp_path: Path) -> None:
     assert all(load_sgf_file(f).replay().is_over for f in files)
 
 
+def test_each_opening_is_played_twice_with_colours_swapped_and_pairs_are_counted(tmp_path: Path) -> None:
+    openings = ("0,0, 1,1, -1,1", "-2,-2, 2,2, 0,1")   # offsets from 6x6's centre point 3,3
+    config = MatchConfig(games=6, parallel_games=2, seed=1, openings=openings)
+    result = play_match(Agent("random"), Agent("random2"), GOMOKU6, config, tmp_path)
+    records = [load_sgf_file(path) for path in sorted(tmp_path.glob("*.sgf"))]
+    starts = [tuple(move.action for move in record.moves[:3]) for record in records]
+    assert starts[0] == starts[1] == (3 * 6 + 3, 4 * 6 + 4, 4 * 6 + 2)
+    assert starts[2] == starts[3] == (1 * 6 + 1, 5 * 6 + 5, 4 * 6 + 3)
+    assert starts[4] == starts[0], "the list cycles"
+    assert [record.black_name for record in records[:2]] == ["random", "random2"]
+    counts = result.to_dict()["opening_pairs"]
+    assert counts["pairs"] == 3 and sum(counts[k] for k in counts if k != "pairs") == 3
+    assert sum(points for points, _ in result.pairs.values()) == result.score
+    assert "3 opening pairs" in result.describe()
+
+
+def test_engine_match_reads_an_opening_list(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    path = tmp_path / "openings.txt"
+    path.write_text("-8,-7, -6,-6, -5,-5\n0,0, 1,0, 0,1\n")
+    arguments = ["evaluate", "random", "random", "--rules", "freestyle size=9", "--games", "2", "--json",
+                 "--openings", str(path), "--sgf-dir", str(tmp_path / "games")]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0, result.output
+    records = [load_sgf_file(p) for p in sorted((tmp_path / "games").glob("*.sgf"))]
+    assert [m.action for m in records[1].moves[:3]] == [4 * 9 + 4, 4 * 9 + 5, 5 * 9 + 4]   # only one fits 9x9
+    far = CliRunner().invoke(main, arguments[:-2] + ["--openings-within", "0"])
+    assert far.exit_code == 1 and "no opening fits the 9x9 board within 0 points" in far.output
+
+
 def test_pure_mcts_beats_the_random_player() -> None:
     config = MatchConfig(games=6, parallel_games=6, seed=5)
     mcts = make_agent("mcts-rollouts:100", GOMOKU6, config)
