@@ -311,3 +311,16 @@ def test_a_run_grows_its_network_from_the_generation_asked(tmp_path: Path,
     assert resumed.grow == ((5, 3, 16),)
     result = CliRunner().invoke(main, ["loop", str(tmp_path), "--grow", "5:3"])
     assert result.exit_code == 2 and "GENERATION:BLOCKSxFILTERS" in result.output
+
+
+def test_the_loop_keeps_the_opening_list_that_fits_its_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text("-4,-3, 0,0, 1,1\n0,0, 1,0, 0,1\n")   # the first is off a 6x6 board (centre 3)
+    config = _loop_command_config(monkeypatch, str(tmp_path / "run"), "--match-openings", str(openings))
+    assert config.match.openings == ("0,0, 1,0, 0,1",)
+    assert LoopConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    far = tmp_path / "far.txt"
+    far.write_text("-4,-3, 0,0, 1,1\n")
+    result = CliRunner().invoke(main, ["loop", str(tmp_path / "other"), "--match-openings", str(far)])
+    assert result.exit_code != 0 and "no opening of --match-openings fits the 6x6 board" in result.output
+    assert not (tmp_path / "other" / "run.json").exists()
