@@ -35,7 +35,7 @@ import os
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,8 @@ from engine import atomic_path
 from training.errors import ChunkFormatError
 
 __all__ = ["CHUNK_FORMAT", "CHUNK_VERSION", "CHUNK_SUFFIX", "ChunkInfo", "Samples", "pack_planes", "unpack_planes",
-           "pack_ownership", "write_chunk", "read_chunk", "read_chunk_info", "list_chunks", "load_samples"]
+           "pack_ownership", "write_chunk", "read_chunk", "read_chunk_info", "check_chunk", "check_chunks",
+           "read_chunks", "list_chunks", "load_samples"]
 
 CHUNK_FORMAT = "engine-chunk"
 CHUNK_VERSION = 2
@@ -117,7 +118,7 @@ class ChunkInfo:
 class Samples:
     """Samples in memory, planes and ownership still packed, as a chunk holds them (see the module
     docstring): ``planes``, ``policy``, ``value``, ``ownership``, ``score``, ``aux_mask``; ``info``
-    describes them (its ``samples`` is the first chunk's when chunks were concatenated)."""
+    describes them (its ``samples`` is the first chunk's when chunks were read together)."""
 
     info: ChunkInfo
     planes: np.ndarray
@@ -142,12 +143,6 @@ class Samples:
         ownership = unpack_planes(self.ownership[index], (1, 1, points), "signed-bits").reshape(len(index), points)
         return (self.planes_at(index), self.policy[index].astype(np.float32), self.value[index], ownership,
                 self.score[index], self.aux_mask[index])
-
-    @classmethod
-    def concatenate(cls, parts: Sequence["Samples"]) -> "Samples":
-        """The samples of ``parts`` one after the other, described by the first part's info."""
-        names = [item.name for item in fields(cls) if item.name != "info"]
-        return cls(parts[0].info, **{name: np.concatenate([getattr(part, name) for part in parts]) for name in names})
 
 
 def _pack_signed(flat: np.ndarray) -> np.ndarray:
@@ -254,6 +249,34 @@ def read_chunk_info(path: str | os.PathLike[str]) -> ChunkInfo:
         return _info_of(path, archive)[0]
 
 
+def check_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) -> ChunkInfo:
+    """The description of a chunk, checked as far as it can be without unpacking its samples: the metadata,
+    the fit to ``expect`` when given, and every array's presence, shape and dtype."""
+    path = Path(path)
+    with _open(path) as archive:
+        info, version = _info_of(path, archive)
+        _check_fit(path, info, expect)
+        _check_headers(path, archive, info, version)
+    return info
+
+
+def _check_headers(path: Path, archive: Any, info: ChunkInfo, version: int) -> list[str]:
+    """The names of the arrays a chunk of ``version`` stores, each checked against ``info`` by its header."""
+    shapes = _shapes(info)
+    names = list(shapes) if version >= 2 else ["planes", "policy", "value"]
+    missing = [name for name in names if name not in archive.files]
+    if missing:
+        raise ChunkFormatError(f"chunk {path}: array {missing[0]!r} is missing")
+    try:
+        for name in names:
+            _check_array(path, name, _array_header(archive, name), shapes[name])
+    except ChunkFormatError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise ChunkFormatError(f"chunk {path}: corrupt data: {error}") from error
+    return names
+
+
 def read_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) -> Samples:
     """Read and check a chunk; ``expect`` (game, board size, encoder) must fit when given.
 
@@ -263,20 +286,12 @@ def read_chunk(path: str | os.PathLike[str], expect: ChunkInfo | None = None) ->
     with _open(path) as archive:
         info, version = _info_of(path, archive)
         _check_fit(path, info, expect)
-        shapes = _shapes(info)
-        names = list(shapes) if version >= 2 else ["planes", "policy", "value"]
-        missing = [name for name in names if name not in archive.files]
-        if missing:
-            raise ChunkFormatError(f"chunk {path}: array {missing[0]!r} is missing")
+        names = _check_headers(path, archive, info, version)   # every header before any data is unpacked
         try:
-            arrays = {}
-            for name in names:   # each array's header is checked before its data is unpacked
-                _check_array(path, name, _array_header(archive, name), shapes[name])
-                arrays[name] = archive[name]
-        except ChunkFormatError:
-            raise
+            arrays = {name: archive[name] for name in names}
         except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as error:
             raise ChunkFormatError(f"chunk {path}: corrupt data: {error}") from error
+    shapes = _shapes(info)
     for name, (shape, dtype) in shapes.items():
         if name not in arrays:   # version 1: no targets, all masked
             arrays[name] = np.zeros(shape, dtype)
@@ -317,16 +332,45 @@ def list_chunks(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
+def check_chunks(files: Sequence[Path], expect: ChunkInfo | None = None) -> list[ChunkInfo]:
+    """:func:`check_chunk` of every file: all must fit ``expect``, or the first chunk when ``expect`` is None
+    and code their planes alike. Reads the headers alone, so a set of any size is checked before training."""
+    infos: list[ChunkInfo] = []
+    for path in files:
+        info = check_chunk(path, expect if expect is not None else (infos[0] if infos else None))
+        if infos and info.plane_coding != infos[0].plane_coding:
+            raise ChunkFormatError(f"chunk {path} codes its planes as {info.plane_coding!r}, the chunk {files[0]} "
+                                   f"as {infos[0].plane_coding!r}")
+        infos.append(info)
+    return infos
+
+
+def read_chunks(files: Sequence[Path], infos: Sequence[ChunkInfo]) -> Samples:
+    """The samples of ``files`` (described by ``infos``, from :func:`check_chunks`) one after the other,
+    described by the first chunk's info. Each chunk is read straight into its rows of the result, so the
+    memory needed is the result's and one chunk's."""
+    first = infos[0]
+    shapes = _shapes(replace(first, samples=sum(info.samples for info in infos)))
+    arrays = {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
+    row = 0
+    for path, info in zip(files, infos):
+        part = read_chunk(path, first)
+        if len(part) != info.samples or part.info.plane_coding != first.plane_coding:
+            raise ChunkFormatError(f"chunk {path} changed while it was read: it now holds {part.info.samples} "
+                                   f"samples coded {part.info.plane_coding!r}, not {info.samples} coded "
+                                   f"{info.plane_coding!r}")
+        for name, array in arrays.items():
+            array[row:row + len(part)] = getattr(part, name)
+        row += len(part)
+    return Samples(first, **arrays)
+
+
 def load_samples(paths: Sequence[str | os.PathLike[str]], expect: ChunkInfo | None = None) -> Samples:
-    """Every sample of the chunks at ``paths`` (files or folders), concatenated in memory.
+    """Every sample of the chunks at ``paths`` (files or folders), one after the other in memory.
 
     All chunks must fit ``expect``, or the first chunk when ``expect`` is None.
     """
     files = list_chunks(paths)
     if not files:
         raise ChunkFormatError(f"no chunks found in {', '.join(map(str, paths))}")
-    parts: list[Samples] = []
-    for path in files:
-        part = read_chunk(path, expect if expect is not None else (parts[0].info if parts else None))
-        parts.append(part)
-    return Samples.concatenate(parts)
+    return read_chunks(files, check_chunks(files, expect))

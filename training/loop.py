@@ -375,7 +375,8 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
     from tqdm import tqdm
 
     from engine import load_model, read_info
-    from training.chunks import ChunkInfo, load_samples
+    from training.chunks import ChunkInfo
+    from training.stream import SampleStream
     from training.train import train
 
     info = read_info(run.best)
@@ -390,7 +391,7 @@ def _train(run: _Run, generation: int) -> dict[str, Any]:
         result = run.cluster.train(base, run.model_path(generation), dirs, expect, generation, config,
                                    run.path("tensorboard"))
     else:
-        samples = load_samples(dirs, expect)
+        samples = SampleStream.from_chunks(dirs, expect)
         with tqdm(total=config.steps, desc=f"train {_gen(generation)}", unit="step", leave=False) as bar:
             result = train(samples, load_model(base), run.model_path(generation), generation, config,
                            run.path("tensorboard"), lambda done, _metrics: bar.update(done - bar.n))

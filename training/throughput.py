@@ -116,9 +116,10 @@ def measure_training(blocks: int, filters: int, encoder: str, size: int, batch_s
     import torch
 
     from engine import Model, ModelInfo, NetConfig, PolicyValueNet, pick_device
+    from training.stream import SampleStream
     from training.train import TrainConfig, draw_batch, train, training_dtype
 
-    samples = random_samples(encoder, size, 4096)
+    samples = SampleStream.from_samples(random_samples(encoder, size, 4096))
     net_config = NetConfig(blocks, filters, samples.info.num_planes, None, "pooled", ("ownership", "score"))
     config = TrainConfig(steps=steps + 1, batch_size=batch_size, checkpoint_every=0, channels_last=channels_last,
                          dtype=dtype)

@@ -1,8 +1,10 @@
 """``train``: fit a network to chunks of (planes, pi, z, ownership, score) samples.
 
-Each step draws a minibatch uniformly from every sample in memory (the draw
-for step t depends only on ``seed`` and t, so a resumed run sees the same
-batches as an uninterrupted one), applies one of the 8 board symmetries per
+Each step takes the next minibatch of the set's draw order
+(:class:`~training.stream.SampleStream`: every sample once a pass, sets larger
+than memory streamed; the batch of step t depends only on ``seed``, t and the
+chunk list, so a resumed run sees the same batches as an uninterrupted one),
+applies one of the 8 board symmetries per
 sample (to the planes, pi and the ownership target alike), and takes one
 optimiser step on ``policy + value_weight * value`` plus the weighted
 ownership and score terms of the heads the network has, plus L2
@@ -35,9 +37,10 @@ import numpy as np
 
 from training.chunks import Samples
 from training.errors import CheckpointError
+from training.stream import SampleStream
 
-__all__ = ["TrainConfig", "TrainResult", "Replica", "train", "draw_batch", "checkpoint_path", "learning_rate",
-           "training_dtype", "SCHEDULES", "OPTIMIZERS", "DTYPES"]
+__all__ = ["TrainConfig", "TrainResult", "Replica", "train", "draw_batch", "batch_start", "checkpoint_path",
+           "learning_rate", "training_dtype", "SCHEDULES", "OPTIMIZERS", "DTYPES"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("sgd", "adam")
@@ -101,7 +104,8 @@ class TrainConfig:
 class TrainResult:
     """What a run did: steps taken now (``resumed_from``: the checkpoint's step), losses averaged over
     the last logged window (``aux_losses``: the ownership and score terms of the heads the network
-    has, by name), the final rate multiplier, wall time."""
+    has, by name), the final rate multiplier, wall time, and ``passes``: how many times the steps of the
+    whole run, resumed ones included, went over the ``samples`` of the set."""
 
     steps: int
     resumed_from: int
@@ -119,6 +123,7 @@ class TrainResult:
     batch_size: int = 0
     value_alive: float = 1.0
     dtype: str = "fp32"
+    passes: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "model": str(self.model), "samples_per_s": self.samples_per_s}
@@ -132,7 +137,7 @@ class TrainResult:
         kl = "" if self.kl is None else f", KL {self.kl:.4f} (rate x{self.lr_multiplier:.2f})"
         resumed = f" (resumed at step {self.resumed_from})" if self.resumed_from else ""
         aux = "".join(f", {name.replace('_', ' ')} {value:.4f}" for name, value in self.aux_losses.items())
-        return (f"{self.steps} steps on {self.samples} samples in {self.seconds:.1f} s "
+        return (f"{self.steps} steps on {self.samples} samples ({self.passes:.2f} passes) in {self.seconds:.1f} s "
                 f"({self.samples_per_s:.0f} samples/s, {self.dtype}){resumed}: policy loss "
                 f"{self.policy_loss:.4f}, value MSE {self.value_loss:.4f}{aux}, L2 {self.l2:.4f}, "
                 f"top-1 {100 * self.top1:.1f}%{kl} -> {self.model}{self.saturation_warning()}")
@@ -156,7 +161,8 @@ class TrainResult:
 class Replica:
     """This process's part in data-parallel training (a Ray Train worker): its ``rank`` of ``world_size``,
     the ``device`` it trains on and ``wrap``, which makes the network share gradients (torch DDP). Each
-    rank draws its own minibatches; rank 0 alone writes checkpoints, scalars and the model."""
+    rank draws its own minibatches (:func:`batch_start`: together a step's ``world_size`` consecutive batches of
+    the draw order); rank 0 alone writes checkpoints, scalars and the model."""
 
     rank: int
     world_size: int
@@ -194,19 +200,26 @@ def checkpoint_path(out_model: str | os.PathLike[str]) -> Path:
 
 
 # -------------------------------------------------------------------- batches
-def draw_batch(samples: Samples, config: TrainConfig, step: int, rank: int = 0) -> tuple[np.ndarray, ...]:
-    """The minibatch of ``step`` (for data-parallel ``rank``; rank 0 draws what one process draws), as the
-    fields of :class:`~training.losses.Batch` in numpy: planes float32[B, C, N, N], pi float32[B, A], z,
-    ownership float32[B, N*N], score, aux_mask."""
+def batch_start(config: TrainConfig, step: int, rank: int = 0, world_size: int = 1) -> int:
+    """The draw-order position of the first sample of ``step``'s minibatch on data-parallel ``rank`` of
+    ``world_size``: step t of every rank together takes the t-th ``world_size`` batches, rank r the r-th."""
+    return (step * world_size + rank) * config.batch_size
+
+
+def draw_batch(source: SampleStream, config: TrainConfig, step: int, rank: int = 0,
+               world_size: int = 1) -> tuple[np.ndarray, ...]:
+    """The minibatch of ``step`` (for data-parallel ``rank`` of ``world_size``; rank 0 of 1 draws what one
+    process draws), as the fields of :class:`~training.losses.Batch` in numpy: planes float32[B, C, N, N],
+    pi float32[B, A], z, ownership float32[B, N*N], score, aux_mask."""
     from encoders.symmetry import transform_planes, transform_policy
 
+    arrays = source.batch_at(config.seed, batch_start(config, step, rank, world_size), config.batch_size)
     rng = np.random.default_rng([config.seed, step] if rank == 0 else [config.seed, step, rank])
-    index = rng.integers(0, len(samples), config.batch_size)
-    arrays = samples.batch_at(index)
     planes, policy, ownership = arrays[0], arrays[1], arrays[3]
-    boards = ownership.reshape(len(index), *planes.shape[-2:])   # a view: transformed in place
+    count = len(planes)
+    boards = ownership.reshape(count, *planes.shape[-2:])   # a view: transformed in place
     if config.symmetries:
-        ks = rng.integers(0, 8, len(index))
+        ks = rng.integers(0, 8, count)
         for k in np.unique(ks):
             if k:
                 chosen = ks == k
@@ -308,11 +321,12 @@ def _kl(net: Any, planes: Any, old_logits: Any) -> float:
     return float((old.exp() * (old - new)).sum(dim=1).mean())
 
 
-def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], generation: int,
+def train(samples: Samples | SampleStream, model: Any, out_model: str | os.PathLike[str], generation: int,
           config: TrainConfig = TrainConfig(), logdir: str | os.PathLike[str] | None = None,
           on_step: Callable[[int, dict[str, float]], None] | None = None,
           replica: Replica | None = None) -> TrainResult:
-    """Train ``model`` (an :class:`~engine.nn.model_file.Model`, changed in place) and save it to ``out_model``.
+    """Train ``model`` (an :class:`~engine.nn.model_file.Model`, changed in place) on ``samples`` (a set in
+    memory, or a :class:`~training.stream.SampleStream`) and save it to ``out_model``.
 
     ``on_step(step, metrics)`` is called after every step (progress bars; tests
     use it to interrupt a run). Raises :class:`CheckpointError` when a
@@ -331,13 +345,14 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     net = model.net.to(device).train()
     layout = torch.channels_last if config.channels_last else torch.contiguous_format
     net = net.to(memory_format=layout)
-    rank = 0 if replica is None else replica.rank
+    rank, world = (0, 1) if replica is None else (replica.rank, replica.world_size)
+    source = samples if isinstance(samples, SampleStream) else SampleStream.from_samples(samples)
     lead = rank == 0
     forward = net if replica is None else replica.wrap(net)  # DDP shares the parameters of net
     optimizer = _optimizer(config, net)
     ckpt = checkpoint_path(out_model)
     identity = {"out_model": out_model.name, "network": net.config.name, "steps_total": config.steps,
-                "samples": len(samples), "seed": config.seed}
+                "samples": len(source), "draw": source.fingerprint, "seed": config.seed}
     start, multiplier = 0, 1.0
     if ckpt.exists():
         state = _load_checkpoint(ckpt, identity)
@@ -355,7 +370,7 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
     pinned = device.type == "cuda"   # page-locked host batches copy to the GPU while it runs the step before
 
     def host_batch(step: int) -> Any:
-        tensors = (torch.from_numpy(array) for array in draw_batch(samples, config, step, rank))
+        tensors = (torch.from_numpy(array) for array in draw_batch(source, config, step, rank, world))
         return Batch(*(tensor.pin_memory() if pinned else tensor for tensor in tensors))
 
     window: list[dict[str, float]] = []
@@ -386,23 +401,25 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                         multiplier = min(multiplier * KL_STEP, KL_BOUNDS[1])
                 window = (window + [metrics])[-max(config.log_every, 1):]
                 done = step + 1
+                passes = source.passes(batch_start(config, done, 0, world))
                 if writer is not None and (done % config.log_every == 0 or done == config.steps):
                     for key in metrics:
                         writer.add_scalar(key, float(np.mean([m[key] for m in window])), base_steps + done)
+                    writer.add_scalar("data/passes", passes, base_steps + done)
                 if lead and config.checkpoint_every and done % config.checkpoint_every == 0 and done < config.steps:
                     _save_checkpoint(ckpt, net, optimizer, done, multiplier, identity)
                 if on_step is not None:
-                    on_step(done, metrics)
+                    on_step(done, {**metrics, "passes": passes})
     finally:
         if writer is not None:
             writer.close()
     trained = model.with_generation(generation, base_steps + config.steps)
     trained.net = net.eval().cpu().to(memory_format=torch.contiguous_format)
-    alive = _live_value_units(trained.net, draw_batch(samples, config, config.steps, rank)[0])
+    alive = _live_value_units(trained.net, draw_batch(source, config, config.steps, rank, world)[0])
     if lead:
         save_model(out_model, trained)
         ckpt.unlink(missing_ok=True)
-    return TrainResult(steps=config.steps - start, resumed_from=start, samples=len(samples),
+    return TrainResult(steps=config.steps - start, resumed_from=start, samples=len(source),
                        policy_loss=_mean(window, "loss/policy"), value_loss=_mean(window, "loss/value"),
                        l2=_mean(window, "loss/l2"), top1=_mean(window, "accuracy/top1"),
                        kl=_mean(window, "kl") if config.kl_target is not None and window else None,
@@ -410,4 +427,5 @@ def train(samples: Samples, model: Any, out_model: str | os.PathLike[str], gener
                        aux_losses={term: _mean(window, f"loss/{term}") for term in AUX_TERMS
                                    if window and f"loss/{term}" in window[0]},
                        value_saturated=_mean(window, "value/saturated"), batch_size=config.batch_size,
-                       value_alive=alive, dtype="bf16" if bf16 else "fp32")
+                       value_alive=alive, dtype="bf16" if bf16 else "fp32",
+                       passes=source.passes(batch_start(config, config.steps, 0, world)))

@@ -456,6 +456,9 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
               help="Arithmetic of the passes; bf16 is mixed precision (weights and optimiser in fp32). auto: bf16 "
                    "where the hardware has it natively (a GPU; a CPU with AMX or AVX-512 BF16), else fp32.")
 @click.option("--checkpoint-every", type=click.IntRange(0), default=200, show_default=True)
+@click.option("--memory-samples", type=click.IntRange(1), default=2_000_000, show_default=True,
+              help="Samples held in memory at most: a larger set streams through two windows of half as many "
+                   "(about 1.5 KB a 19x19 sample).")
 @click.option("--blocks", type=click.IntRange(0), default=6, show_default=True)
 @click.option("--filters", type=click.IntRange(1), default=64, show_default=True)
 @click.option("--heads", type=click.Choice(["fc", "pooled"]), default="fc", show_default=True)
@@ -469,7 +472,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                   logdir: str | None, steps: int, batch_size: int, optimizer: str, lr: float | None, momentum: float,
                   l2: float, schedule: str, warmup_steps: int, value_weight: float, ownership_weight: float,
                   score_mean_weight: float, score_stdev_weight: float, kl_target: float | None,
-                  no_symmetries: bool, channels_last: bool, dtype: str, checkpoint_every: int, blocks: int,
+                  no_symmetries: bool, channels_last: bool, dtype: str, checkpoint_every: int,
+                  memory_samples: int, blocks: int,
                   filters: int, heads: str,
                   aux_heads: tuple[str, ...] | None, device: str | None, threads: int | None, seed: int,
                   as_json: bool) -> None:
@@ -477,9 +481,9 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
     from tqdm import tqdm
 
     from engine import EngineError
-    from training.chunks import load_samples
     from training.models import BootstrapConfig, model_for_chunks
     from training.models import fresh_value_head as refresh
+    from training.stream import SampleStream
     from training.train import TrainConfig, train
 
     config = TrainConfig(steps=steps, batch_size=batch_size, optimizer=optimizer,
@@ -492,7 +496,8 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
                          dtype=dtype)
     set_torch_threads(threads)
     try:
-        samples = load_samples(list(chunks))
+        samples = SampleStream.from_chunks(list(chunks), memory_samples=memory_samples)
+        note(f"training set: {samples.describe()}")
         new = BootstrapConfig(blocks=blocks, filters=filters, heads=heads, seed=seed, aux_heads=aux_heads)
         model = model_for_chunks(samples.info, load_file, new)
         if fresh_value_head:
@@ -505,7 +510,7 @@ def train_command(chunks: tuple[str, ...], out_model: str, load_file: str | None
             def on_step(done: int, metrics: dict[str, float]) -> None:
                 bar.update(done - bar.n)
                 bar.set_postfix(policy=f"{metrics['loss/policy']:.3f}", value=f"{metrics['loss/value']:.3f}",
-                                refresh=False)
+                                passes=f"{metrics['passes']:.2f}", refresh=False)
             result = train(samples, model, out_model, generation, config, logdir, on_step)
     except (EngineError, ValueError) as error:
         raise fail(error) from error

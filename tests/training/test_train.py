@@ -16,6 +16,7 @@ from training.chunks import ChunkInfo, Samples, load_samples, pack_ownership, pa
 from training.errors import CheckpointError
 from training.losses import AUX_TERMS, Batch, batch_losses
 from training.models import fresh_value_head
+from training.stream import SampleStream
 from training.train import TrainConfig, checkpoint_path, draw_batch, learning_rate, train, training_dtype
 from training.validate import validate
 
@@ -202,7 +203,7 @@ def test_a_masked_sample_adds_no_aux_loss_nor_gradient() -> None:
 
 
 def test_symmetries_turn_the_ownership_with_the_board() -> None:
-    samples = _go_samples(32)
+    samples = SampleStream.from_samples(_go_samples(32))
     planes, policy, _, ownership, _, mask = draw_batch(samples, _config(batch_size=32, seed=5), step=0)
     stones = (planes[:, 0] - planes[:, 1]).reshape(32, -1)   # the target is the stones, turned or not
     assert np.array_equal(ownership[mask], stones[mask]) and not ownership[~mask].any()

@@ -5,7 +5,7 @@
 GPU). Each worker reads the generation's chunks from the run directory (in
 place on a shared path, copied from a URL), the starting model from Ray's
 object store, and runs the same ``train`` as a single process, each rank on
-its own minibatches. Rank 0 reports the trained model, its TensorBoard scalars
+its own minibatches of the set's one draw order. Rank 0 reports the trained model, its TensorBoard scalars
 and the result as a Ray Train checkpoint under the run directory's
 ``ray-train/``; the driver moves the model and scalars to their places in the
 run and deletes the checkpoint. A training cut short is started again by the
@@ -77,7 +77,7 @@ def _train_worker(setup: dict[str, Any]) -> None:
     from ray.train import Checkpoint
 
     from engine import load_model, set_cpu_threads
-    from training.chunks import load_samples
+    from training.stream import SampleStream
     from training.train import Replica, train
 
     set_cpu_threads(setup["threads"])
@@ -86,8 +86,8 @@ def _train_worker(setup: dict[str, Any]) -> None:
     store: RunStore = setup["store"]
     scratch = Path(tempfile.mkdtemp(prefix="engine-train-"))
     try:
-        samples = load_samples([store.fetch(relative, scratch / "in") for relative in setup["chunks"]],
-                               setup["expect"])
+        samples = SampleStream.from_chunks([store.fetch(relative, scratch / "in") for relative in setup["chunks"]],
+                                           setup["expect"])
         base = scratch / "base.safetensors"
         base.write_bytes(ray.get(setup["model"]))
         out = scratch / "out"
