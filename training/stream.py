@@ -112,6 +112,13 @@ class SampleStream:
         return (f"{self.total} samples of {len(self.sizes)} chunks, streamed in windows of up to "
                 f"{self.window_samples} samples")
 
+    def prepare(self, seed: int, position: int) -> None:
+        """Read the window of ``position`` in the draw order of ``seed`` now (and start reading the next), so that
+        the first batch drawn from there does not wait for it; a bad chunk in it is raised here."""
+        number, offset = divmod(position, self.total)
+        layout = self._pass(seed, number)
+        self._window(seed, number, bisect.bisect_right(layout.starts, offset) - 1)
+
     def batch_at(self, seed: int, start: int, count: int) -> tuple[np.ndarray, ...]:
         """The samples at positions ``start`` to ``start + count - 1`` of the draw order of ``seed``,
         unpacked as :meth:`Samples.batch_at` unpacks them."""

