@@ -115,9 +115,7 @@ class SampleStream:
     def prepare(self, seed: int, position: int) -> None:
         """Read the window of ``position`` in the draw order of ``seed`` now (and start reading the next), so that
         the first batch drawn from there does not wait for it; a bad chunk in it is raised here."""
-        number, offset = divmod(position, self.total)
-        layout = self._pass(seed, number)
-        self._window(seed, number, bisect.bisect_right(layout.starts, offset) - 1)
+        self._window(seed, *self._locate(seed, position)[:2])
 
     def batch_at(self, seed: int, start: int, count: int) -> tuple[np.ndarray, ...]:
         """The samples at positions ``start`` to ``start + count - 1`` of the draw order of ``seed``,
@@ -125,19 +123,23 @@ class SampleStream:
         pieces = []
         position, end = start, start + count
         while position < end:
-            number, offset = divmod(position, self.total)
-            layout = self._pass(seed, number)
-            w = bisect.bisect_right(layout.starts, offset) - 1
-            first, stop = layout.starts[w], layout.starts[w + 1]
-            taken = min(end - position, stop - offset)
+            number, w, within, left = self._locate(seed, position)
+            taken = min(end - position, left)
             samples, order = self._window(seed, number, w)
-            pieces.append(samples.batch_at(order[offset - first:offset - first + taken]))
+            pieces.append(samples.batch_at(order[within:within + taken]))
             position += taken
         if len(pieces) == 1:
             return pieces[0]
         return tuple(np.concatenate(arrays) for arrays in zip(*pieces))
 
     # ----------------------------------------------------------------- layout
+    def _locate(self, seed: int, position: int) -> tuple[int, int, int, int]:
+        """Where ``position`` falls: its pass, its window, its place in the window and the samples left there."""
+        number, offset = divmod(position, self.total)
+        starts = self._pass(seed, number).starts
+        w = bisect.bisect_right(starts, offset) - 1
+        return number, w, offset - starts[w], starts[w + 1] - offset
+
     def _pass(self, seed: int, number: int) -> _Pass:
         key = (seed, number)
         with self._lock:
