@@ -1,4 +1,4 @@
-"""Games between GTP engines: GNU Go self-play data, matches, and engines that misbehave or hang."""
+"""The GTP client and the players over it: GNU Go self-play data, matches, and engines that misbehave or hang."""
 
 from __future__ import annotations
 
