@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.bench.timing import measure_rate
+from bench.timing import measure_rate
 from engine.core.board import STONES, TO_PLAY, geometry
 from engine.core.coords import sgf_to_action
 from engine.core.dispatch import VARIANT, WIN_LENGTH, pack_rules

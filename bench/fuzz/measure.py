@@ -28,8 +28,8 @@ def measure_fuzz(front_ends: tuple[str, ...], lines: int, visits: int, stall: fl
                  note: Callable[[str], None] = lambda _text: None) -> tuple[list[dict[str, Any]], str]:
     """Fuzz each of ``front_ends``' processes with ``lines`` lines; the outcomes (one dict each) and a text
     report. ``note`` is told when each front end starts."""
+    from bench.fuzz import AnalysisFuzz, FrontEnd, GomocupFuzz, GtpFuzz, engine_argv, fuzz_process, make_script
     from gtp.commands import build_registry
-    from gtp.fuzz import AnalysisFuzz, FrontEnd, GomocupFuzz, GtpFuzz, engine_argv, fuzz_process, make_script
 
     results, text = [], []
     for name in front_ends:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.timing import measure_rate
 from encoders.registry import ENCODERS, encoder_names, get_encoder
-from engine.bench.timing import measure_rate
 from engine.core.position import Position
 from engine.core.rules import Rules
 

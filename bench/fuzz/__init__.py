@@ -20,11 +20,11 @@ hypothesis as the random source (:func:`make_script` takes any
 :class:`random.Random`).
 """
 
-from gtp.fuzz.analysis_client import AnalysisFuzz
-from gtp.fuzz.gomocup_client import GomocupFuzz
-from gtp.fuzz.gtp_client import GtpFuzz
-from gtp.fuzz.process import ProcessReport, engine_argv, fuzz_process
-from gtp.fuzz.script import FrontEnd, Script, Verdict, make_script, mutate
+from bench.fuzz.analysis_client import AnalysisFuzz
+from bench.fuzz.gomocup_client import GomocupFuzz
+from bench.fuzz.gtp_client import GtpFuzz
+from bench.fuzz.process import ProcessReport, engine_argv, fuzz_process
+from bench.fuzz.script import FrontEnd, Script, Verdict, make_script, mutate
 
 __all__ = ["Script", "Verdict", "FrontEnd", "GtpFuzz", "GomocupFuzz", "AnalysisFuzz", "make_script", "mutate",
            "ProcessReport", "fuzz_process", "engine_argv"]

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any
 
-from engine.bench.timing import BenchError, engine_process
+from bench.timing import BenchError, engine_process
 
 __all__ = ["measure_ponder"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from engine.bench.timing import BenchError, measure_rate
+from bench.timing import BenchError, measure_rate
 
 __all__ = ["measure_openspiel"]
 

@@ -12,8 +12,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from bench.fuzz.script import (
+    INTERNAL_ERROR,
+    FrontEnd,
+    Script,
+    Verdict,
+    mutate,
+    output_lines,
+    random_bytes,
+    random_vertex,
+)
 from engine import action_to_gtp, gtp_to_action
-from gtp.fuzz.script import INTERNAL_ERROR, FrontEnd, Script, Verdict, mutate, output_lines, random_bytes, random_vertex
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import MAX_REQUEST_BYTES, Action, ProtocolError, parse_request
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gtp.fuzz.script import MAX_PROBLEMS, FrontEnd, Script, Verdict
+from bench.fuzz.script import MAX_PROBLEMS, FrontEnd, Script, Verdict
 
 __all__ = ["ProcessReport", "fuzz_process", "engine_argv"]
 

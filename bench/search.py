@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.bench.timing import measure_rate
+from bench.timing import measure_rate
 
 __all__ = ["measure_search"]
 

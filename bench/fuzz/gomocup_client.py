@@ -6,7 +6,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from gtp.fuzz.script import INTERNAL_ERROR, WORDS, FrontEnd, Script, Verdict, mutate, output_lines, random_bytes
+from bench.fuzz.script import INTERNAL_ERROR, WORDS, FrontEnd, Script, Verdict, mutate, output_lines, random_bytes
 from gtp.protocol import MAX_LINE_BYTES
 
 __all__ = ["GomocupFuzz"]

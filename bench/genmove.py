@@ -91,7 +91,7 @@ def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: 
         "overhead_share": 1.0 - network.total / total_time, "simulations": total_sims, "warm_up_s": warm_up,
         "contended": contend}
     if peer == "leela-zero":
-        from engine.bench.leelaz_peer import measure_leelaz, peer_weights
+        from bench.leelaz_peer import measure_leelaz, peer_weights
 
         with tempfile.TemporaryDirectory() as folder:
             weights, which = peer_weights(model_path, blocks, filters, Path(folder))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.bench.timing import measure_rate
+from bench.timing import measure_rate
 
 __all__ = ["measure_rules"]
 
@@ -26,7 +26,7 @@ def measure_rules(game: str, size: int | None, preset: str | None, api: str, sec
     if peer == "openspiel" and game != "go":
         raise ValueError("--peer openspiel compares Go only")
     started = time.perf_counter()
-    from engine.bench.playouts import PlayoutBench  # the rules core: numba import and cache load
+    from bench.playouts import PlayoutBench  # the rules core: numba import and cache load
 
     bench = PlayoutBench.create(game, size, preset, seed)
     bench.warm_up()
@@ -40,7 +40,7 @@ def measure_rules(game: str, size: int | None, preset: str | None, api: str, sec
         "moves_per_s_runs": moves.runs, "startup_s": startup,
     }
     if peer == "openspiel":
-        from engine.bench.openspiel_peer import measure_openspiel
+        from bench.openspiel_peer import measure_openspiel
 
         theirs = measure_openspiel(bench.rules.size, seconds, runs, seed)
         theirs["ratio"] = moves.median / theirs["moves_per_s"]

@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import gtp_to_action
-from gtp.fuzz.script import (
+from bench.fuzz.script import (
     INTERNAL_ERROR,
     WORDS,
     FrontEnd,
@@ -20,6 +19,7 @@ from gtp.fuzz.script import (
     random_bytes,
     random_vertex,
 )
+from engine import gtp_to_action
 from gtp.protocol import MAX_LINE_BYTES, GtpError, decode_line, leading_id, parse_line
 
 __all__ = ["GtpFuzz"]

@@ -1,5 +1,5 @@
 """Fuzzing the GTP session: every fuzzed line gets one well-formed answer in order, the session lives on and
-still plays a correct move (:mod:`gtp.fuzz` writes the lines and reads the answers; hypothesis is the random
+still plays a correct move (:mod:`bench.fuzz` writes the lines and reads the answers; hypothesis is the random
 source). The regression tests name the failures the guard now answers."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.fuzz import GtpFuzz, Script, Verdict, make_script
 from gtp.commands import build_registry
 from gtp.errors import describe_error
-from gtp.fuzz import GtpFuzz, Script, Verdict, make_script
 from gtp.session import Session
 from gtp.state import EngineState
 from tests.gtp.helpers import front_end_config, responses

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from bench.fuzz import GomocupFuzz, engine_argv, fuzz_process, make_script
 from engine.cli import main
-from gtp.fuzz import GomocupFuzz, engine_argv, fuzz_process, make_script
 
 FAST = ["--model", "uniform", "--seed", "1", "--log-level", "error"]
 

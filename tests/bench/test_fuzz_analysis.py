@@ -1,5 +1,5 @@
 """Fuzzing the JSON analysis session: every fuzzed line gets its one error, echo or warnings in order, every
-accepted query one result per turn, and a valid query is still analysed correctly (:mod:`gtp.fuzz`;
+accepted query one result per turn, and a valid query is still analysed correctly (:mod:`bench.fuzz`;
 hypothesis is the random source). The regression tests name the lines that ended the session."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.fuzz import AnalysisFuzz, Script, Verdict, make_script
 from engine import SearchConfig
 from engine.search.evaluator import UniformEvaluator
 from gtp import kata_session
-from gtp.fuzz import AnalysisFuzz, Script, Verdict, make_script
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import MAX_DEPTH, MAX_REQUEST_BYTES
 from gtp.kata_session import AnalysisSession

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.bench.timing import BenchError, engine_process
+from bench.timing import BenchError, engine_process
 from engine.nn.aot_package import compiles_in_progress, package_dir
 
 __all__ = ["FIGURES", "measure_startup", "time_startup"]

@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
-from engine.bench.timing import BenchError, engine_process
+from bench.timing import BenchError, engine_process
 
 __all__ = ["measure_threads", "thread_settings"]
 

@@ -1,5 +1,5 @@
 """Fuzzing the Gomocup brain: every fuzzed line gets at most the one answer its command calls for, in order,
-each answer one line, and the brain still plays a legal move (:mod:`gtp.fuzz`; hypothesis is the random
+each answer one line, and the brain still plays a legal move (:mod:`bench.fuzz`; hypothesis is the random
 source). The regression tests name the failures the brain's guard now answers."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gtp.fuzz import GomocupFuzz, Script, Verdict, make_script
+from bench.fuzz import GomocupFuzz, Script, Verdict, make_script
 from gtp.gomocup import GomocupBrain
 from tests.gtp.helpers import front_end_config
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.bench.timing import BenchError
+from bench.timing import BenchError
 
 __all__ = ["write_random_leelaz_weights", "find_leelaz", "peer_weights", "measure_leelaz"]
 

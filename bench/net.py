@@ -11,7 +11,7 @@ change the speed, so no model file is needed.
 the same random network; its threads are then numpy's BLAS's.
 
 It also reports the arithmetic rate (``tflops``: positions/s times the
-network's FLOPs a position, :mod:`engine.bench.peak`) and, in bf16 on a GPU
+network's FLOPs a position, :mod:`bench.peak`) and, in bf16 on a GPU
 whose dense bf16 peak is known (an H100 SXM: 989 TFLOPS), the share of that
 peak it reaches (``peak_share``).
 """
@@ -22,8 +22,8 @@ import os
 import time
 from typing import Any
 
-from engine.bench.peak import dense_bf16_peak, flops_per_position
-from engine.bench.timing import measure_rate
+from bench.peak import dense_bf16_peak, flops_per_position
+from bench.timing import measure_rate
 
 __all__ = ["measure_net"]
 
