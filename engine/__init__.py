@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from engine.search.batching import Submitted, overlaps, step, submit_step
     from engine.search.evaluator import Evaluation, Evaluator, RolloutEvaluator, masked_softmax
     from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult, nodes_within
-    from engine.search.ownership import black_view, estimate_ownership, judged_outcome
+    from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
     from engine.search.player import Decision, Player, PlayerConfig
     from engine.search.resign import ResignationWatch
 
