@@ -9,8 +9,9 @@ The layers, each a subpackage that imports only those before it:
   (the only layer that imports torch).
 
 This module is the public surface: ``gtp`` and ``training`` import from ``engine`` only the names
-in ``__all__`` (a test holds them to it). Names load on first use, so ``engine --help`` imports
-neither numba nor torch::
+in ``__all__`` (a test holds them to it). The imports under ``TYPE_CHECKING`` name each one's module for
+readers, type checkers and import-graph tools; at run time a name loads from there on first use
+(:mod:`engine.lazy`), so ``engine --help`` imports neither numba nor torch::
 
     from engine import Rules, Game, gtp_to_action
     game = Game(Rules.go(9, "chinese"))
@@ -19,131 +20,67 @@ neither numba nor torch::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.lazy import lazy_getattr
 
-_HOMES = {
-    # engine.core.types
-    "BLACK": "engine.core.types",
-    "Color": "engine.core.types",
-    "EngineError": "engine.core.types",
-    "GameOverError": "engine.core.types",
-    "IllegalMoveError": "engine.core.types",
-    "InvalidVertexError": "engine.core.types",
-    "Outcome": "engine.core.types",
-    "RulesError": "engine.core.types",
-    "SGFError": "engine.core.types",
-    "WHITE": "engine.core.types",
-    # engine.core.rules
-    "Rules": "engine.core.rules",
-    # engine.core.coords
-    "action_to_gtp": "engine.core.coords",
-    "action_to_sgf": "engine.core.coords",
-    "gtp_to_action": "engine.core.coords",
-    "sgf_to_action": "engine.core.coords",
-    # engine.core.position
-    "Position": "engine.core.position",
-    "PositionBatch": "engine.core.position",
-    # engine.core.game
-    "Game": "engine.core.game",
-    "Move": "engine.core.game",
-    # engine.core.handicap
-    "HandicapError": "engine.core.handicap",
-    "fixed_handicap": "engine.core.handicap",
-    "free_handicap": "engine.core.handicap",
-    # engine.core.ownership
-    "DEFAULT_PLAYOUTS": "engine.core.ownership",
-    "StoneStatus": "engine.core.ownership",
-    "playout_ownership": "engine.core.ownership",
-    "stone_status": "engine.core.ownership",
-    # engine.formats.sgf
-    "GameRecord": "engine.formats.sgf",
-    "dump_sgf": "engine.formats.sgf",
-    "load_sgf": "engine.formats.sgf",
-    "load_sgf_file": "engine.formats.sgf",
-    # engine.formats.collections
-    "COLLECTION_SUFFIXES": "engine.formats.collections",
-    "list_collections": "engine.formats.collections",
-    "read_collection": "engine.formats.collections",
-    "fit_onto": "engine.formats.collections",
-    "read_piskvork": "engine.formats.piskvork",
-    "PiskvorkError": "engine.formats.piskvork",
-    "read_index": "engine.formats.collections",
-    # engine.formats.openings
-    "read_openings": "engine.formats.openings",
-    "opening_actions": "engine.formats.openings",
-    "fitting_openings": "engine.formats.openings",
-    # engine.formats.diagram
-    "to_diagram": "engine.formats.diagram",
-    "to_orb_diagram": "engine.formats.diagram",
-    # engine.search.evaluator
-    "Evaluation": "engine.search.evaluator",
-    "Evaluator": "engine.search.evaluator",
-    "RolloutEvaluator": "engine.search.evaluator",
-    "masked_softmax": "engine.search.evaluator",
-    # engine.search.batching
-    "step": "engine.search.batching",
-    "submit_step": "engine.search.batching",
-    "Submitted": "engine.search.batching",
-    "overlaps": "engine.search.batching",
-    # engine.search.mcts
-    "Search": "engine.search.mcts",
-    "SearchJob": "engine.search.mcts",
-    "SearchConfig": "engine.search.mcts",
-    "SearchResult": "engine.search.mcts",
-    "nodes_within": "engine.search.mcts",
-    # engine.search.ownership
-    "black_view": "engine.search.ownership",
-    "estimate_ownership": "engine.search.ownership",
-    "judged_outcome": "engine.search.ownership",
-    # engine.search.player
-    "Decision": "engine.search.player",
-    "Player": "engine.search.player",
-    "PlayerConfig": "engine.search.player",
-    # engine.search.resign
-    "ResignationWatch": "engine.search.resign",
-    # engine.nn.config (no torch)
-    "NetConfig": "engine.nn.config",
-    "parse_aux_heads": "engine.nn.config",
-    # engine.nn.net
-    "PolicyValueNet": "engine.nn.net",
-    # engine.nn.model_format (no torch)
-    "MODEL_SUFFIX": "engine.nn.model_format",
-    "ModelFormatError": "engine.nn.model_format",
-    "ModelInfo": "engine.nn.model_format",
-    "model_name": "engine.nn.model_format",
-    # engine.nn.model_file
-    "Model": "engine.nn.model_file",
-    "save_model": "engine.nn.model_file",
-    # engine.nn.evaluator
-    "NetEvaluator": "engine.nn.evaluator",
-    "set_cpu_threads": "engine.nn.evaluator",
-    "pick_device": "engine.nn.evaluator",
-    "pick_dtype": "engine.nn.evaluator",
-    # engine.nn.numpy_evaluator (no torch)
-    "NumpyEvaluator": "engine.nn.numpy_evaluator",
-    # engine.nn.blas
-    "set_blas_threads": "engine.nn.blas",
-    # engine.nn.loading
-    "EvaluatorOptions": "engine.nn.loading",
-    "load_evaluator": "engine.nn.loading",
-    "compile_ahead": "engine.nn.loading",
-    "load_model": "engine.nn.loading",
-    "read_info": "engine.nn.loading",
-    # engine.nn.cold_start (no torch)
-    "start_kernel_compiler": "engine.nn.cold_start",
-    # engine.nn.networks
-    "bundled_model": "engine.nn.networks",
-    "LARGE_GO_BOARD": "engine.nn.networks",
-    "NETWORK_FREE": "engine.nn.networks",
-    # engine.atomic
-    "atomic_path": "engine.atomic",
-    "read_json": "engine.atomic",
-    "utc_timestamp": "engine.atomic",
-    "write_bytes": "engine.atomic",
-    "write_json": "engine.atomic",
-    "write_text": "engine.atomic",
-}
+if TYPE_CHECKING:
+    from engine.atomic import atomic_path, read_json, utc_timestamp, write_bytes, write_json, write_text
+    from engine.core.coords import action_to_gtp, action_to_sgf, gtp_to_action, sgf_to_action
+    from engine.core.game import Game, Move
+    from engine.core.handicap import HandicapError, fixed_handicap, free_handicap
+    from engine.core.ownership import DEFAULT_PLAYOUTS, StoneStatus, playout_ownership, stone_status
+    from engine.core.position import Position, PositionBatch
+    from engine.core.rules import Rules
+    from engine.core.types import (
+        BLACK,
+        WHITE,
+        Color,
+        EngineError,
+        GameOverError,
+        IllegalMoveError,
+        InvalidVertexError,
+        Outcome,
+        RulesError,
+        SGFError,
+    )
+    from engine.formats.collections import COLLECTION_SUFFIXES, fit_onto, list_collections, read_collection, read_index
+    from engine.formats.diagram import to_diagram, to_orb_diagram
+    from engine.formats.openings import fitting_openings, opening_actions, read_openings
+    from engine.formats.piskvork import PiskvorkError, read_piskvork
+    from engine.formats.sgf import GameRecord, dump_sgf, load_sgf, load_sgf_file
+    from engine.nn.blas import set_blas_threads
+    from engine.nn.cold_start import start_kernel_compiler
+    from engine.nn.config import NetConfig, parse_aux_heads
+    from engine.nn.evaluator import NetEvaluator, pick_device, pick_dtype, set_cpu_threads
+    from engine.nn.loading import EvaluatorOptions, compile_ahead, load_evaluator, load_model, read_info
+    from engine.nn.model_file import Model, save_model
+    from engine.nn.model_format import MODEL_SUFFIX, ModelFormatError, ModelInfo, model_name
+    from engine.nn.net import PolicyValueNet
+    from engine.nn.networks import LARGE_GO_BOARD, NETWORK_FREE, bundled_model
+    from engine.nn.numpy_evaluator import NumpyEvaluator
+    from engine.search.batching import Submitted, overlaps, step, submit_step
+    from engine.search.evaluator import Evaluation, Evaluator, RolloutEvaluator, masked_softmax
+    from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult, nodes_within
+    from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
+    from engine.search.player import Decision, Player, PlayerConfig
+    from engine.search.resign import ResignationWatch
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "BLACK", "COLLECTION_SUFFIXES", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError", "Evaluation", "Evaluator",
+    "EvaluatorOptions", "Game", "GameOverError", "GameRecord", "HandicapError", "IllegalMoveError",
+    "InvalidVertexError", "LARGE_GO_BOARD", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move",
+    "NETWORK_FREE", "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player",
+    "PlayerConfig", "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules",
+    "RulesError", "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted",
+    "WHITE", "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model", "compile_ahead",
+    "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap",
+    "gtp_to_action", "judged_outcome", "list_collections", "load_evaluator", "load_model", "load_sgf",
+    "load_sgf_file", "masked_softmax", "model_name", "nodes_within", "opening_actions", "overlaps", "parse_aux_heads",
+    "pick_device", "pick_dtype", "playout_ownership", "read_collection", "read_index", "read_info", "read_json",
+    "read_openings", "read_piskvork", "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action",
+    "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp",
+    "write_bytes", "write_json", "write_text",
+]
 
-__getattr__ = lazy_getattr("engine", _HOMES)
+__getattr__ = lazy_getattr(__name__, __file__)

@@ -20,25 +20,24 @@ The commands that start them (``engine gtp``, ``engine gomocup``, ``engine analy
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.lazy import lazy_getattr
 
-__all__ = ["FrontEndConfig", "EngineState", "serve", "build_registry", "Session", "Registry", "GtpError",
-           "TimeControl", "TimeSettings", "play_gomocup", "AnalysisConfig", "AnalysisSession"]
+if TYPE_CHECKING:
+    from gtp.commands import build_registry, serve
+    from gtp.gomocup import play_gomocup
+    from gtp.kata_config import AnalysisConfig
+    from gtp.kata_session import AnalysisSession
+    from gtp.protocol import GtpError
+    from gtp.registry import Registry
+    from gtp.session import Session
+    from gtp.state import EngineState, FrontEndConfig
+    from gtp.timecontrol import TimeControl, TimeSettings
 
-_HOMES = {
-    "FrontEndConfig": "gtp.state",
-    "EngineState": "gtp.state",
-    "serve": "gtp.commands",
-    "build_registry": "gtp.commands",
-    "Session": "gtp.session",
-    "Registry": "gtp.registry",
-    "GtpError": "gtp.protocol",
-    "TimeControl": "gtp.timecontrol",
-    "TimeSettings": "gtp.timecontrol",
-    "play_gomocup": "gtp.gomocup",
-    "AnalysisConfig": "gtp.kata_config",
-    "AnalysisSession": "gtp.kata_session",
-}
+__all__ = [
+    "FrontEndConfig", "EngineState", "serve", "build_registry", "Session", "Registry", "GtpError", "TimeControl",
+    "TimeSettings", "play_gomocup", "AnalysisConfig", "AnalysisSession",
+]
 
-
-__getattr__ = lazy_getattr("gtp", _HOMES)
+__getattr__ = lazy_getattr(__name__, __file__)

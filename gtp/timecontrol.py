@@ -42,9 +42,8 @@ MIN_MOVES = 16
 
 MOVES_PER_EMPTY_POINT = {"go": 0.4, "gomoku": 0.1}
 """The engine's moves still to come per empty point, by game (others as Go). A Go game fills most of the
-board, half of it the engine's. A Gomoku game ends long before: of 381 games Rapfi played against itself on
-15x15 (two random opening stones), half were over within 29 moves and nine in ten within 64, i.e. 32 of each
-side's, where 0.4 would expect 90 of the engine's and leave it a third of the time it has."""
+board, half of it the engine's. A Gomoku game ends long before, so Go's share would leave a Gomoku engine a
+fraction of the time it has (the game lengths: docs/benchmarks.md, *Clock*)."""
 
 
 def expected_moves(empty_points: int, game: str = "go") -> int:

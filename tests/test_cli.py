@@ -50,7 +50,7 @@ def test_bench_rules_plays_renju() -> None:
 
 
 def test_bench_threats_reads_every_position_of_its_games_for_both_sides() -> None:
-    from engine.bench.threats import GAMES
+    from bench.threats import GAMES
 
     args = ["bench", "threats", "--depth", "2", "--budget", "20", "--seconds", "0.01", "--runs", "2", "--json"]
     result = CliRunner().invoke(main, args)
@@ -85,7 +85,7 @@ def test_network_benchmarks_run_a_small_network_on_the_threads_asked(words: list
 def test_bench_net_reports_the_arithmetic_and_no_peak_share_without_a_known_gpu() -> None:
     import torch
 
-    from engine.bench.peak import dense_bf16_peak
+    from bench.peak import dense_bf16_peak
 
     before = torch.get_num_threads()
     try:

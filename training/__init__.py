@@ -16,39 +16,43 @@ imported from those modules.)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.lazy import lazy_getattr
 
+if TYPE_CHECKING:
+    from training.chunks import ChunkInfo, Samples, load_samples, read_chunk
+    from training.errors import (
+        CheckpointError,
+        ChunkFormatError,
+        PlayerError,
+        RecordFormatError,
+        RunStateError,
+        TrainingError,
+    )
+    from training.gather import GatherConfig, GatherTarget, list_inputs
+    from training.gnugo_games import GnuGoGamesConfig, write_gnugo_games
+    from training.gtp_client import GTPClient, find_gnugo
+    from training.loop import LoopConfig, run_loop
+    from training.match import MatchConfig, contestant, make_agent, play_match
+    from training.models import BootstrapConfig, bootstrap
+    from training.players import Agent, MatchPlayer
+    from training.records import SelfPlayRecord, read_record, write_record
+    from training.selfplay import SelfPlayConfig, SelfPlayOutput, SelfPlaySummary, play_games, run_selfplay
+    from training.settings import replace_paths
+    from training.stats import MatchResult
+    from training.stream import SampleStream
+    from training.train import TrainConfig, TrainResult
+    from training.validate import ValidationResult
+
 __all__ = [
-    "BootstrapConfig", "bootstrap",
-    "SelfPlayConfig", "SelfPlayOutput", "SelfPlaySummary", "play_games", "run_selfplay",
-    "SelfPlayRecord", "read_record", "write_record",
-    "GatherTarget", "GatherConfig", "list_inputs",
-    "ChunkInfo", "Samples", "read_chunk", "load_samples", "SampleStream",
-    "TrainConfig", "TrainResult", "ValidationResult",
+    "BootstrapConfig", "bootstrap", "SelfPlayConfig", "SelfPlayOutput", "SelfPlaySummary", "play_games",
+    "run_selfplay", "SelfPlayRecord", "read_record", "write_record", "GatherTarget", "GatherConfig", "list_inputs",
+    "ChunkInfo", "Samples", "read_chunk", "load_samples", "SampleStream", "TrainConfig", "TrainResult",
+    "ValidationResult",
     "MatchConfig", "MatchResult", "make_agent", "contestant", "play_match", "Agent", "MatchPlayer", "PlayerError",
-    "LoopConfig", "run_loop", "replace_paths",
-    "GTPClient", "find_gnugo", "GnuGoGamesConfig", "write_gnugo_games",
+    "LoopConfig", "run_loop", "replace_paths", "GTPClient", "find_gnugo", "GnuGoGamesConfig", "write_gnugo_games",
     "TrainingError", "RecordFormatError", "ChunkFormatError", "CheckpointError", "RunStateError",
 ]
 
-_HOMES = {
-    "BootstrapConfig": "models", "bootstrap": "models",
-    "SelfPlayConfig": "selfplay", "SelfPlayOutput": "selfplay", "SelfPlaySummary": "selfplay",
-    "play_games": "selfplay", "run_selfplay": "selfplay",
-    "SelfPlayRecord": "records", "read_record": "records", "write_record": "records",
-    "GatherTarget": "gather", "GatherConfig": "gather", "list_inputs": "gather",
-    "ChunkInfo": "chunks", "Samples": "chunks", "read_chunk": "chunks", "load_samples": "chunks",
-    "SampleStream": "stream",
-    "TrainConfig": "train", "TrainResult": "train", "ValidationResult": "validate",
-    "MatchConfig": "match", "MatchResult": "stats", "make_agent": "match", "contestant": "match",
-    "play_match": "match", "Agent": "players", "MatchPlayer": "players",
-    "LoopConfig": "loop", "run_loop": "loop",
-    "replace_paths": "settings", "GTPClient": "gtp_client", "find_gnugo": "gtp_client",
-    "GnuGoGamesConfig": "gnugo_games",
-    "write_gnugo_games": "gnugo_games",
-    "TrainingError": "errors", "PlayerError": "errors", "RecordFormatError": "errors", "ChunkFormatError": "errors",
-    "CheckpointError": "errors", "RunStateError": "errors",
-}
-
-
-__getattr__ = lazy_getattr("training", {name: f"training.{home}" for name, home in _HOMES.items()})
+__getattr__ = lazy_getattr(__name__, __file__)

@@ -2,12 +2,9 @@
 
 Networks trained on from one starting point, on different data or at different rates, stay in one basin of the
 loss, and the mean of their weights lies nearer its floor than any of them (the idea behind stochastic weight
-averaging, Izmailov et al. 2018, and "model soups", Wortsman et al. 2022). On held-out 9-dan 19x19 positions, two
-b6c64 networks trained on from one parent, at two rates on different games, each predicted 47.3% of the moves;
-their average predicted 47.6%, with a lower policy loss and value error than either (averages of children at
-one rate lowered the losses too, while their top-1 stayed within the children's spread). The batch norms'
-running statistics are averaged with the weights, which held up in those measurements without re-estimating
-them.
+averaging, Izmailov et al. 2018, and "model soups", Wortsman et al. 2022); experiments/go19-supervised (*Soups*)
+measures it on 19x19. The batch norms' running statistics are averaged with the weights, which held up in those
+measurements without re-estimating them.
 
 Networks with no common ancestor share no basin (their filters are in different orders), and their average is
 noise: nothing in a model file can tell the two cases apart, so the caller chooses which networks to average.

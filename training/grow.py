@@ -30,6 +30,7 @@ def grow_model(model: Model, blocks: int, filters: int, noise: float = 0.01, see
     import torch
 
     from engine import Model, PolicyValueNet
+    from training.models import initialise
 
     old = model.net.config
     if blocks < old.blocks or filters < old.filters:
@@ -41,8 +42,8 @@ def grow_model(model: Model, blocks: int, filters: int, noise: float = 0.01, see
     copies = torch.from_numpy(np.bincount(source, minlength=old.filters)[source]).float()
     index = torch.from_numpy(source)
     generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)   # the new blocks' first convolutions: PyTorch's own initialisation
     grown = PolicyValueNet(config)
+    initialise(grown, generator)   # the new blocks' first convolutions: PyTorch's own initialisation
     state = grown.state_dict()
     trunk_prefixes = ("stem.", *(f"tower.{block}." for block in range(old.blocks)))
     readers = {"heads.policy_conv.0.weight", "heads.value_conv.0.weight"}

@@ -2,10 +2,8 @@
 
 On a CPU the network is most of a self-play step: one process, torch on every core, 16 games in flight.
 On a GPU the network is a small part of it and the rest (the trees, encoding, batching) runs on the CPU, so
-the cores each run a process, and each process keeps many games in flight so that its batches are large.
-Measured on an H100 machine with 16 cores (a b6c64 network on 9x9, 400 readouts, bf16): one process of 16
-games made 76 positions/s with the GPU 5% busy; 14 processes of 16 games, 427 positions/s, 10% busy; 14
-processes of 64 games, about 1,100 positions/s, 55-84% busy.
+the cores each run a process, and each process keeps many games in flight so that its batches are large
+(the measurements behind these numbers: docs/benchmarks.md, *Self-play*).
 """
 
 from __future__ import annotations

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 from engine import Rules, parse_aux_heads
 
 if TYPE_CHECKING:
+    import torch
+
     from engine import Model, ModelInfo
 
 __all__ = ["BootstrapConfig", "DEFAULT_ENCODERS", "DEFAULT_AUX_HEADS", "bootstrap", "default_rules", "model_rules",
-           "random_model", "model_for_chunks", "fresh_value_head"]
+           "random_model", "model_for_chunks", "fresh_value_head", "initialise"]
 
 DEFAULT_ENCODERS = {"go": "zero17", "gomoku": "gomoku4", "chain-reaction": "orbs8"}
 DEFAULT_AUX_HEADS = {"go": ("ownership", "score"), "gomoku": (), "chain-reaction": ()}
@@ -88,8 +90,24 @@ def random_model(config: BootstrapConfig, num_planes: int) -> Model:
 
     net_config = NetConfig(config.blocks, config.filters, num_planes,
                            None if config.heads == "pooled" else config.size, config.heads, config.aux_head_names)
-    torch.manual_seed(config.seed)
-    return Model(PolicyValueNet(net_config), ModelInfo(config.game, config.encoder_name, num_planes, net_config))
+    net = PolicyValueNet(net_config)
+    initialise(net, torch.Generator().manual_seed(config.seed))
+    return Model(net, ModelInfo(config.game, config.encoder_name, num_planes, net_config))
+
+
+def initialise(module: torch.nn.Module, generator: torch.Generator) -> None:
+    """PyTorch's default initialisation of every convolution and linear layer in ``module``, drawn from
+    ``generator``: seeded networks without seeding the process's global generator, which is the caller's."""
+    import math
+
+    import torch
+
+    for layer in module.modules():
+        if isinstance(layer, (torch.nn.Conv2d, torch.nn.Linear)):
+            torch.nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+            if layer.bias is not None:
+                bound = 1 / math.sqrt(layer.weight[0].numel())
+                torch.nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
 
 
 def bootstrap(path: str | os.PathLike[str], config: BootstrapConfig) -> Path:
@@ -122,7 +140,4 @@ def fresh_value_head(model: Model, seed: int) -> None:
     revives it at the cost of the value alone."""
     import torch
 
-    torch.manual_seed(seed)
-    for layer in model.net.heads.value_fc:
-        if hasattr(layer, "reset_parameters"):
-            layer.reset_parameters()
+    initialise(model.net.heads.value_fc, torch.Generator().manual_seed(seed))

@@ -1,9 +1,7 @@
 """``engine bench ...``: the speed of the engine's parts, each a median of several timed runs.
 
-Each command calls one measuring function (:mod:`engine.bench`;
-:mod:`training.throughput` for self-play, :mod:`gtp.throughput` for the
-analysis engine) and prints its figures: a line of text, or one JSON object
-with ``--json``.
+Each command calls one measuring function of :mod:`bench` and prints its
+figures: a line of text, or one JSON object with ``--json``.
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ def _timed(seconds: float) -> Any:
 
 def _measured(measure: Any, *args: Any) -> dict[str, Any]:
     """``measure(*args)``, its library errors as the command's: a bad combination of options, a peer that fails."""
-    from engine.bench.timing import BenchError
+    from bench.timing import BenchError
 
     try:
         return measure(*args)
@@ -77,7 +75,7 @@ def _peer(result: dict[str, Any], describe: Callable[[dict[str, Any]], str]) -> 
 def rules_command(game: str, size: int | None, preset: str | None, api: str, seconds: float, runs: int,
                   peer: str, seed: int, as_json: bool) -> None:
     """Random playouts: moves/s and playouts/s (median of several runs)."""
-    from engine.bench.rules import measure_rules
+    from bench.rules import measure_rules
 
     result = _measured(measure_rules, game, size, preset, api, seconds, runs, peer, seed)
     size = result["size"]
@@ -98,7 +96,7 @@ def rules_command(game: str, size: int | None, preset: str | None, api: str, sec
 @json_option
 def encode_command(name: str, size: int, batch: int, seconds: float, runs: int, seed: int, as_json: bool) -> None:
     """Batch feature encoding: positions/s (median of several runs)."""
-    from engine.bench.encode import measure_encode
+    from bench.encode import measure_encode
 
     result = _measured(measure_encode, name, size, batch, seconds, runs, seed)
     report(result, as_json,
@@ -124,7 +122,7 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
     set_blas_threads_first(runtime, threads)   # before numpy loads (torch imports it)
     if runtime != "numpy":
         set_torch_threads(threads)
-    from engine.bench.net import measure_net
+    from bench.net import measure_net
 
     result = _measured(measure_net, blocks, filters, size, batch, heads, in_planes, device, dtype, runtime, threads,
                        seconds, runs)
@@ -152,7 +150,7 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
 def search_command(game: str, size: int, visits: int, batch: int, moves: int, seconds: float, runs: int,
                    seed: int, as_json: bool) -> None:
     """Simulations/s of the tree search with a uniform evaluator."""
-    from engine.bench.search import measure_search
+    from bench.search import measure_search
 
     result = measure_search(game, size, visits, batch, moves, seconds, runs, seed)
     report(result, as_json, f"{game} {size}x{size}, {visits} visits, batches of {batch}: "
@@ -178,7 +176,7 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
                     peer: str, peer_threads: int, seed: int, contend: bool, as_json: bool) -> None:
     """Genmove visits/s with a network, and the share of time outside it."""
     set_torch_threads(threads)
-    from engine.bench.genmove import measure_genmove
+    from bench.genmove import measure_genmove
 
     result = _measured(measure_genmove, model_path, blocks, filters, encoder, size, visits, batch, moves, device,
                        dtype, runtime, peer, peer_threads, seed, contend)
@@ -208,7 +206,7 @@ def train_command(blocks: int, filters: int, encoder: str, size: int, batch_size
                   dtype: str, steps: int, runs: int, threads: int | None, as_json: bool) -> None:
     """Training steps on random samples: samples/s (median of several runs) and the minibatch's share."""
     thread_count = set_torch_threads(threads)
-    from training.throughput import measure_training
+    from bench.train import measure_training
 
     result = {**measure_training(blocks, filters, encoder, size, batch_size, channels_last, steps, runs, dtype),
               "threads": thread_count}
@@ -232,7 +230,7 @@ def train_command(blocks: int, filters: int, encoder: str, size: int, batch_size
 def fuzz_command(front_ends: tuple[str, ...], lines: int, visits: int, stall: float, seed: int,
                  as_json: bool) -> None:
     """Deaths, hangs and unanswered commands of each front end's process under fuzzed input."""
-    from gtp.fuzz.bench import measure_fuzz
+    from bench.fuzz.measure import measure_fuzz
 
     results, text = measure_fuzz(front_ends, lines, visits, stall, seed, lambda line: click.echo(line, err=True))
     report({"lines": lines, "visits": visits, "seed": seed, "results": results}, as_json, text)
@@ -253,7 +251,7 @@ def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, g
                     as_json: bool) -> None:
     """Seconds from starting engine gtp to its first answers and first genmove, and the next two genmoves,
     cold and warm (medians)."""
-    from engine.bench.startup import measure_startup
+    from bench.startup import measure_startup
 
     options = gtp_args.split()
     rows = _measured(measure_startup, sizes, modes, runs, options, timeout)
@@ -290,7 +288,7 @@ def selfplay_command(model_path: str | None, blocks: int, filters: int, encoder:
     With --ray the same self-play runs in Ray actors (--parallel-games each), all timed at once, each with its
     own network or sending its leaves to an inference actor (--inference); positions/s is their sum.
     """
-    from training.throughput import measure_selfplay
+    from bench.selfplay import measure_selfplay
 
     options = evaluator_options(device, dtype, runtime, threads, seed)
     layout = None if ray_target is None else ray_layout(ray_actors, ray_inference, threads)
@@ -329,8 +327,8 @@ def _on_ray(ran: dict[str, Any]) -> str:
 @json_option
 def threads_command(model_path: str | None, size: int, visits: int, moves: int, rounds: int, as_json: bool) -> None:
     """Genmove visits/s for each torch thread setting, alone and with one core held by a busy process."""
+    from bench.threads import measure_threads
     from engine import bundled_model
-    from engine.bench.threads import measure_threads
 
     model = model_path or str(bundled_model("go"))
     result = _measured(measure_threads, model, size, visits, moves, rounds,
@@ -351,7 +349,7 @@ def threads_command(model_path: str | None, size: int, visits: int, moves: int, 
 def threats_command(variant: str, depth: int | None, budget: int | None, seconds: float, runs: int,
                     as_json: bool) -> None:
     """Gomoku's threat reading on positions of real games: threats read/s (median of several runs)."""
-    from engine.bench.threats import measure_threats
+    from bench.threats import measure_threats
     from engine.search.guard import VCT_BUDGET, VCT_DEPTH
 
     result = _measured(measure_threats, variant, depth or VCT_DEPTH, budget or VCT_BUDGET, seconds, runs)
@@ -373,7 +371,7 @@ def threats_command(variant: str, depth: int | None, budget: int | None, seconds
 def ponder_command(seconds: float, commands: int, size: int, as_json: bool, gtp_args: tuple[str, ...]) -> None:
     """What engine gtp --ponder adds to the next move's tree, and how fast it answers meanwhile (GTP_ARGS: more
     engine gtp options, after --)."""
-    from engine.bench.ponder import measure_ponder
+    from bench.ponder import measure_ponder
 
     rows = _measured(measure_ponder, list(gtp_args), seconds, commands, size)
     lines = []
@@ -408,7 +406,7 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
     except ValueError:
         raise click.BadParameter(f"{threads_list!r}: expected whole numbers separated by commas") from None
     set_torch_threads(threads)
-    from gtp.throughput import measure_analysis
+    from bench.analysis import measure_analysis
 
     result = _measured(measure_analysis, positions, visits, settings, batch, runs, model_path, runtime)
     report(result, as_json, "\n".join(
@@ -424,7 +422,7 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
 def gpu_command(seconds: float, as_json: bool) -> None:
     """A CUDA GPU's targets in one run: self-play as engine loop lays it out on this machine, a b20c256 19x19
     network's forward pass, training a b10c128 19x19 network; each with the GPU's busy share (nvidia-smi)."""
-    from training.gpu_bench import measure_gpu
+    from bench.gpu import measure_gpu
 
     result = _measured(measure_gpu, seconds)
     targets = result["targets"]

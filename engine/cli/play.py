@@ -29,9 +29,9 @@ engine, the GUI), and torch's OpenMP threads wait for each other at every layer,
 are several times slower than one (``engine bench genmove --contend`` measures it)."""
 
 GTP_VISITS = 1600
-"""``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``. At 1,600 the bundled 19x19 network
-beats GNU Go level 10 in 90% of 50 games (82% at 800), in 0.9 s a move on one thread of a 2-core CPU shared
-with a match; :data:`DEFAULT_MOVE_SECONDS` bounds the move on a slower machine."""
+"""``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``: enough to use the second a GUI user
+waits on one thread, where half as many left most of it unused (docs/benchmarks.md, *Default visits*);
+:data:`DEFAULT_MOVE_SECONDS` bounds the move on a slower machine."""
 
 DEFAULT_MOVE_SECONDS = 1.5
 """``engine gtp`` with neither ``--visits`` nor ``--time`` nor a time control from the controller: a move ends at
@@ -183,7 +183,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     (standard) rules, 4 renju, otherwise five or more win (freestyle). Times from INFO
     (timeout_turn, timeout_match, time_left) limit each move. The network runs
     on numpy by default (--runtime numpy): Gomocup limits a brain's memory
-    (350 MB in its 2024 fast games) and importing torch alone takes 220 MB.
+    (350 MB in its 2024 fast games) and importing torch alone takes most of it.
     """
     _check_limits(visits, seconds)
     set_blas_threads_first(runtime, threads)

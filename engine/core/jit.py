@@ -57,10 +57,11 @@ def _load_numba_support_without_unused_libraries() -> None:
     """Load two parts of numba now, telling them that a library no kernel here uses is not there.
 
     numba loads its array functions with the first kernel it compiles or loads from its cache, and checks for a
-    BLAS for ``np.dot`` by importing ``scipy.linalg``: 0.4 s of every start (a kernel that used ``np.dot``
-    would fail to compile, saying that it needs SciPy). Typing a value it has no rule for, it loads its CFFI
-    support, which imports ``cffi`` and ``pycparser`` and builds a parser: 0.05 s (a kernel could not call a
-    CFFI function). Both libraries stay importable for anything else in the process.
+    BLAS for ``np.dot`` by importing ``scipy.linalg`` (a kernel that used ``np.dot`` would fail to compile,
+    saying that it needs SciPy). Typing a value it has no rule for, it loads its CFFI support, which imports
+    ``cffi`` and ``pycparser`` and builds a parser (a kernel could not call a CFFI function). Both cost every
+    start time for nothing (docs/benchmarks.md, *Startup*); both libraries stay importable for anything else in
+    the process.
     """
     _import_without("numba.np.arraymath", "scipy.linalg.cython_blas")
     _import_without("numba.core.typing.cffi_utils", "cffi")

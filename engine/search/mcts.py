@@ -10,7 +10,7 @@ the root and the tree's reuse from move to move (:class:`~engine.search.root.Roo
 root's children (:class:`~engine.search.root.RootShaping`: analysis's allowed moves and policy temperature,
 self-play's noise and forced playouts), the Gumbel root (:class:`~engine.search.gumbel.GumbelSearch`) and,
 when the evaluator has the network's auxiliary heads, their means over the tree: the score in the tree's own
-rows, the ownership in an :class:`~engine.search.ownership_pool.OwnershipPool` beside it. Deciding what to
+rows, the ownership in an :class:`~engine.search.ownership.pool.OwnershipPool` beside it. Deciding what to
 play (temperature, resignation, passing, time) is :class:`engine.search.player.Player`'s.
 """
 
@@ -31,7 +31,7 @@ from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.gumbel import GumbelSearch
-from engine.search.ownership_pool import OwnershipPool
+from engine.search.ownership.pool import OwnershipPool
 from engine.search.root import Root, RootShaping
 from engine.search.targets import prune_policy_target
 from engine.search.tree import (

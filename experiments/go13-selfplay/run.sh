@@ -15,7 +15,13 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${2:-run}" = matches ] && { echo "matches: 9x9 only (ship_matches.sh); rate with go19-supervised/against-gnugo.sh" >&2; exit 2; }
 export SIZE=${SIZE:-13} KOMI=7.5
-export START=${START:-$HERE/experiments/go19-supervised/000009-b6c64-pooled.safetensors}
+if [ -z "${START:-}" ]; then   # stage 9 left the tree: git history keeps it, and the run reads it from there
+    START="${1:-runs/go13}/000009-b6c64-pooled.safetensors"
+    [ -f "$START" ] || { mkdir -p "$(dirname "$START")"
+        git -C "$HERE" show 116b9d6:experiments/go19-supervised/000009-b6c64-pooled.safetensors > "$START.part"
+        mv "$START.part" "$START"; }
+fi
+export START
 export METHOD_FLAGS=${METHOD_FLAGS:-"--games 100 --forced-playouts 2"}
 export LOOP_FLAGS=${LOOP_FLAGS:-"--lr 0.005"}
 export LR_DROPS=${LR_DROPS-} GROW=${GROW-}

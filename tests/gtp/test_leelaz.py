@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 import torch
 
+from bench.leelaz_peer import write_random_leelaz_weights
 from engine import EvaluatorOptions, Game, PlayerConfig, Rules, SearchConfig, action_to_gtp, save_model
-from engine.bench.leelaz_peer import write_random_leelaz_weights
 from engine.nn.leela import write_leela
 from engine.nn.model_file import Model, ModelInfo
 from engine.nn.net import NetConfig, PolicyValueNet

@@ -16,11 +16,20 @@ Ray is imported only inside the functions that need it, so importing this packag
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.lazy import lazy_getattr
 
-__all__ = ["RayCluster", "RunStore", "Layout", "connected", "model_pool", "play_on_ray", "bench_on_ray", "train_on_ray"]
+if TYPE_CHECKING:
+    from training.cluster.backend import RayCluster
+    from training.cluster.connect import connected
+    from training.cluster.pool import Layout
+    from training.cluster.selfplay import bench_on_ray, model_pool, play_on_ray
+    from training.cluster.storage import RunStore
+    from training.cluster.train import train_on_ray
 
-_HOMES = {"RayCluster": "backend", "RunStore": "storage", "Layout": "pool", "connected": "connect",
-          "model_pool": "selfplay", "play_on_ray": "selfplay", "bench_on_ray": "selfplay", "train_on_ray": "train"}
+__all__ = [
+    "RayCluster", "RunStore", "Layout", "connected", "model_pool", "play_on_ray", "bench_on_ray", "train_on_ray",
+]
 
-__getattr__ = lazy_getattr("training.cluster", {name: f"training.cluster.{home}" for name, home in _HOMES.items()})
+__getattr__ = lazy_getattr(__name__, __file__)

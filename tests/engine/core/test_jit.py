@@ -129,7 +129,7 @@ print(cffi.FFI is not None)
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="kernels are plain Python: numba's support is not loaded")
 def test_numba_loads_without_the_libraries_no_kernel_uses() -> None:
-    pytest.importorskip("cffi")
+    pytest.importorskip("cffi", reason="cffi is in the dev extra: pip install -e '.[dev]'")
     lines = subprocess.run([sys.executable, "-c", UNUSED_LIBRARIES.format(before="")], check=True,
                            capture_output=True, text=True, timeout=300).stdout.splitlines()
     assert lines == ["[] False", "True"], "neither SciPy's linear algebra nor cffi loaded; both still importable"
@@ -137,7 +137,7 @@ def test_numba_loads_without_the_libraries_no_kernel_uses() -> None:
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="kernels are plain Python: numba's support is not loaded")
 def test_numba_keeps_a_library_the_process_had_loaded() -> None:
-    pytest.importorskip("cffi")
+    pytest.importorskip("cffi", reason="cffi is in the dev extra: pip install -e '.[dev]'")
     lines = subprocess.run([sys.executable, "-c", UNUSED_LIBRARIES.format(before="import cffi")], check=True,
                            capture_output=True, text=True, timeout=300).stdout.splitlines()
     assert lines[0].endswith("True"), "numba's CFFI support works where the process brought cffi"

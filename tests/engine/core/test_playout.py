@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.bench.playouts import PlayoutBench
+from bench.playouts import PlayoutBench
 from engine.core.board import geometry
 from engine.core.dispatch import pack_rules
 from engine.core.game import Game

@@ -12,7 +12,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from engine.bench.leelaz_peer import write_random_leelaz_weights
+from bench.leelaz_peer import write_random_leelaz_weights
 from engine.cli import main
 from engine.nn import leela
 from engine.nn.leela import cache_dir, is_leela_zero, read_leela, write_leela
