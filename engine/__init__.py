@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from engine.formats.piskvork import PiskvorkError, read_piskvork
     from engine.formats.sgf import GameRecord, dump_sgf, load_sgf, load_sgf_file
     from engine.nn.blas import set_blas_threads
+    from engine.nn.cached_evaluator import CachedNetEvaluator
     from engine.nn.cold_start import start_kernel_compiler
     from engine.nn.config import NetConfig, parse_aux_heads
     from engine.nn.evaluator import NetEvaluator, pick_device, pick_dtype, set_cpu_threads
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from engine.search.resign import ResignationWatch
 
 __all__ = [
-    "BLACK", "COLLECTION_SUFFIXES", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError", "Evaluation", "Evaluator",
+    "BLACK", "COLLECTION_SUFFIXES", "CachedNetEvaluator", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError", "Evaluation", "Evaluator",
     "EvaluatorOptions", "Game", "GameOverError", "GameRecord", "HandicapError", "IllegalMoveError",
     "InvalidVertexError", "LARGE_GO_BOARD", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move",
     "NETWORK_FREE", "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player",

@@ -32,7 +32,7 @@ import logging
 
 import numpy as np
 
-from engine import WHITE, NetEvaluator, masked_softmax
+from engine import WHITE, CachedNetEvaluator, masked_softmax
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request
 from gtp.state import EngineState, parse_int
@@ -47,9 +47,10 @@ RAW_LOG = logging.getLogger("gtp.raw")
 """Where ``heatmap`` writes; ``engine gtp`` sends it to stderr as bare lines, as Leela Zero prints them."""
 
 
-def _evaluator(state: EngineState) -> NetEvaluator:
+def _evaluator(state: EngineState) -> CachedNetEvaluator:
+    """The network the player searches with, however it runs (torch, numpy, or numpy until torch is ready)."""
     evaluator = state.player.evaluator
-    if not isinstance(evaluator, NetEvaluator):
+    if not isinstance(evaluator, CachedNetEvaluator):
         raise GtpError("no network to show: start the engine with --model PATH")
     return evaluator
 

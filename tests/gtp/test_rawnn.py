@@ -58,10 +58,13 @@ def model(tmp_path: Path) -> Path:
     return save_model(tmp_path / "net.safetensors", Model(net.eval(), ModelInfo("go", "lz18", 18, config)))
 
 
-def _session(model: Path | None, script: str) -> tuple[str, str]:
+def _session(model: Path | None, script: str, evaluator: EvaluatorOptions | None = None) -> tuple[str, str]:
+    """What a session answers and writes to stderr; the network on torch's eager runtime unless ``evaluator`` says
+    otherwise."""
+    evaluator = evaluator or EvaluatorOptions(runtime="eager", device="cpu", dtype="fp32")
     config = FrontEndConfig(model=None if model is None else str(model), size=9,
                             player=PlayerConfig(visits=2, search=SearchConfig(batch_size=2)),
-                            evaluator=EvaluatorOptions(runtime="eager", device="cpu", dtype="fp32"), seed=1)
+                            evaluator=evaluator, seed=1)
     out = io.BytesIO()
     with raw_output() as lines:
         serve(config, io.BytesIO(script.encode()), out, background=False)
@@ -112,6 +115,22 @@ def test_kata_raw_nn_is_white_s_view_with_every_head(model: Path) -> None:
         ownership = np.array([float(x) for x in fields["whiteOwnership"]])
         assert ownership.shape == (81,) and np.abs(ownership).max() <= 1
     assert texts[6].count("symmetry") == 8
+
+
+def test_raw_output_at_the_default_runtime_is_the_eager_network_s(model: Path) -> None:
+    """``engine gtp --model PATH`` with no ``--runtime``: the front end holds the staged evaluator (numpy first,
+    torch later) on a machine without a GPU, and both raw-output commands read its network."""
+    script = "play b E5\nkata-raw-nn 0\nheatmap 2\n"
+    eager_out, eager_err = _session(model, script)
+    default_out, default_err = _session(model, script, EvaluatorOptions())
+    eager, default = (_kata_fields(responses(out)[1][2]) for out in (eager_out, default_out))
+    assert set(default) == set(eager) and {"whiteLead", "whiteOwnership"} <= set(default)
+    for key, values in eager.items():
+        assert np.allclose(np.array(default[key], dtype=float), np.array(values, dtype=float), atol=1e-4,
+                           equal_nan=True), key
+    (eager_map, *_), (default_map, *_) = (HEATMAP.findall(err) for err in (eager_err, default_err))
+    assert eager_map[1:] == default_map[1:]
+    assert np.abs(np.array(eager_map[0].split(), dtype=int) - np.array(default_map[0].split(), dtype=int)).max() <= 1
 
 
 def test_raw_output_needs_a_network() -> None:
