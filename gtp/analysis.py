@@ -1,29 +1,48 @@
 """Live analysis for GUIs: ``lz-analyze``, ``kata-analyze``, ``analyze`` and their genmove variants.
 
-Arguments, as Leela Zero, KataGo, Lizzie and Sabaki write them::
+Arguments, as KataGo reads them (its docs/GTP_Extensions.md)::
 
-    lz-analyze [COLOR] [INTERVAL] [interval CS] [minmoves N] [maxmoves N]
-    kata-analyze [COLOR] [INTERVAL] [... as above] [ownership true|false]
-    analyze COLOR INTERVAL                      (Sabaki; the lz-analyze format)
-    lz-genmove_analyze / kata-genmove_analyze / genmove_analyze [COLOR] [INTERVAL] [...]
+    lz-analyze [COLOR] [INTERVAL] KEY VALUE ...      (Leela Zero's format; Lizzie)
+    analyze [COLOR] [INTERVAL] KEY VALUE ...         (Sabaki; the lz-analyze format)
+    kata-analyze [COLOR] [INTERVAL] KEY VALUE ...    (KataGo's format)
+    lz-genmove_analyze / genmove_analyze / kata-genmove_analyze [COLOR] [INTERVAL] KEY VALUE ...
+
+Keys of every command: ``interval CS``, ``minmoves N``, ``maxmoves N``, and
+(analysis only) ``avoid COLOR V1,V2,... DEPTH`` (any number) or ``allow COLOR
+V1,V2,... DEPTH`` (one per colour, not with ``avoid``). Keys of the ``kata-``
+commands, each ``true`` or ``false``: ``ownership``, ``ownershipStdev``,
+``movesOwnership``, ``movesOwnershipStdev``, ``pvVisits``, ``pvEdgeVisits``,
+``rootInfo``. Anything else is a syntax error, as in KataGo.
 
 ``INTERVAL`` is in centiseconds; without one no line is written until the
 search ends by itself. The colour defaults to the side to move. Every update
 is one line holding every candidate, most visited first::
 
-    info move D4 visits 120 winrate 5312 prior 1805 lcb 5100 order 0 pv D4 Q16 info move ...
+    info move D4 visits 120 winrate 5312 scoreMean 2.4 scoreStdev 11.3 scoreLead 2.4 prior 1805 lcb 5100 order 0
+    pv D4 Q16 info move Q16 ...
 
 ``lz-analyze`` and ``analyze`` write winrate, prior and lcb as integers times
 10000; ``kata-analyze`` writes ``utility`` (the mean value in [-1, 1]),
-``winrate``, ``prior`` and ``lcb`` as floats, with a network that has a score
-head ``scoreMean``, ``scoreStdev`` and ``scoreLead`` after ``winrate`` (the
-move's subtree's mean score and spread, in points; KataGo's order), and after
-``ownership true`` the ownership of every point (A19 first, row by row): the
-tree-averaged network ownership, or the Monte-Carlo estimate for a network
-without that head. Values are from the analysed player's point of view.
+``winrate``, ``prior`` and ``lcb`` as floats. With a network that has a score
+head every format carries ``scoreMean``, ``scoreStdev`` and ``scoreLead`` after
+``winrate`` (the move's subtree's mean score and spread, in points; KataGo's
+order), which Sabaki's score graph reads from ``analyze``. After ``pv`` a
+kata line has ``pvVisits`` (the visits of the node each move of the line
+reaches), ``pvEdgeVisits`` (the same numbers: the tree is a tree, so each node
+has one edge into it), ``movesOwnership`` and ``movesOwnershipStdev`` (the
+move's subtree's mean ownership and its spread). After the candidates come
+``rootInfo`` (the root's visits, utility, winrate and scores), ``ownership``
+(every point, A19 first, row by row: the tree-averaged network ownership, or
+the Monte-Carlo estimate for a network without that head) and
+``ownershipStdev``. Values are from the analysed player's point of view.
 ``lcb`` is the winrate minus 1.96 binomial standard errors over the move's
 visits. The analysis stops when the next line arrives; the genmove variants
 end with ``play VERTEX`` once the move is chosen (and played).
+
+``avoid`` and ``allow`` restrict the root's moves of their colour when it is
+the analysed one (the other colour's apply deeper in KataGo's tree and are
+accepted and ignored here; ``DEPTH`` counts from the root, so any ``DEPTH``
+covers the root); the search then grows a tree of its own.
 """
 
 from __future__ import annotations
@@ -31,71 +50,154 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine import Color, Player, Search, SearchResult, action_to_gtp
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
-from gtp.state import OPEN_ENDED_VISITS, EngineState, parse_color, parse_int
+from gtp.state import OPEN_ENDED_VISITS, EngineState, parse_color, parse_vertex
 
 __all__ = ["AnalyzeRequest", "MoveStats", "parse_analyze", "candidates", "move_stats", "format_info", "register",
-           "ANALYSIS_VISITS"]
+           "ANALYSIS_VISITS", "KATA_FLAGS"]
 
 ANALYSIS_VISITS = OPEN_ENDED_VISITS
 """Visit limit of an open-ended analysis: it runs until stopped or the tree is full."""
 
 _COLORS = ("b", "w", "black", "white")
+MAX_INTERVAL_CS = 1e9
+"""Longest interval between lines, in centiseconds (KataGo's bound on a time a user gives)."""
+MAX_MOVES = 10 ** 9
+
+KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev", "movesOwnership": "moves_ownership",
+              "movesOwnershipStdev": "moves_ownership_stdev", "pvVisits": "pv_visits",
+              "pvEdgeVisits": "pv_edge_visits", "rootInfo": "root_info"}
+"""The ``true``/``false`` keys of the kata commands and the :class:`AnalyzeRequest` field each sets."""
 
 
 @dataclass(frozen=True)
 class AnalyzeRequest:
-    """Parsed analysis arguments: colour, seconds between lines (0: none), move counts, ownership."""
+    """Parsed analysis arguments: colour, seconds between lines (0: none), move counts (``maxmoves`` None: all),
+    what the kata format reports (see :data:`KATA_FLAGS`), and the root moves each colour may search
+    (``allowed``: colour to ``bool[N*N+1]``, from ``avoid`` / ``allow``)."""
 
     color: Color
     interval: float = 0.0
     minmoves: int = 0
-    maxmoves: int = 0
+    maxmoves: int | None = None
     ownership: bool = False
+    ownership_stdev: bool = False
+    moves_ownership: bool = False
+    moves_ownership_stdev: bool = False
+    pv_visits: bool = False
+    pv_edge_visits: bool = False
+    root_info: bool = False
+    allowed: dict[Color, np.ndarray] = field(default_factory=dict)
 
 
-def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool) -> AnalyzeRequest:
-    """The analysis arguments (``syntax error`` for anything else; ``avoid`` / ``allow`` are refused)."""
+def _fail(detail: str) -> GtpError:
+    return GtpError(f"{SYNTAX_ERROR}: {detail}")
+
+
+def _count(key: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise _fail(f"{key} wants a whole number, not {text!r}") from None
+    if not 0 <= value < MAX_MOVES:
+        raise _fail(f"{key} wants a whole number from 0, not {text!r}")
+    return value
+
+
+def _interval(text: str) -> float | None:
+    """Seconds for an interval of ``text`` centiseconds, None if it is not one."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value / 100 if math.isfinite(value) and 0 <= value < MAX_INTERVAL_CS else None
+
+
+class _Restrictions:
+    """``avoid`` and ``allow`` as KataGo reads them: any number of ``avoid`` per colour, or one ``allow``."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.masks: dict[Color, np.ndarray] = {}
+        self.kinds: dict[Color, str] = {}
+
+    def add(self, key: str, color_text: str, moves_text: str, depth_text: str) -> None:
+        try:
+            color = Color.parse(color_text)
+            depth = int(depth_text)
+        except ValueError:
+            raise _fail(f"{key} wants COLOR VERTEX,VERTEX,... DEPTH") from None
+        if depth < 1:
+            raise _fail(f"{key} wants a depth of at least 1, not {depth_text!r}")
+        try:
+            actions = [parse_vertex(word.strip(), self.size) for word in moves_text.split(",") if word.strip()]
+        except GtpError:
+            raise _fail(f"{key}: bad vertex in {moves_text!r}") from None
+        if key == "allow" and color in self.kinds or key == "avoid" and self.kinds.get(color) == "allow":
+            raise _fail(f"one allow per colour, and never with avoid ({color.name.lower()})")
+        mask = self.masks.get(color, np.ones(self.size * self.size + 1, dtype=np.bool_))
+        if key == "allow":
+            mask = np.zeros_like(mask)
+            mask[actions] = True
+        else:
+            mask[actions] = False
+        self.masks[color], self.kinds[color] = mask, key
+
+
+def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) -> AnalyzeRequest:
+    """The analysis arguments on a ``size`` x ``size`` board (``syntax error: ...`` for anything else)."""
     words = list(args)
     color = to_play
     if words and words[0].lower() in _COLORS:
         color = parse_color(words.pop(0))
     interval = 0.0
-    if words and words[0].isascii() and words[0].isdigit():
-        interval = parse_int(words.pop(0)) / 100
+    if words and (seconds := _interval(words[0])) is not None:
+        interval = seconds
+        words.pop(0)
     options: dict[str, object] = {}
+    restrictions = _Restrictions(size)
     while words:
         key = words.pop(0)
         if not words:
-            raise GtpError(SYNTAX_ERROR)
+            raise _fail(f"{key} wants a value")
         value = words.pop(0)
         if key == "interval":
-            interval = parse_int(value, 0) / 100
+            seconds = _interval(value)
+            if seconds is None:
+                raise _fail(f"interval wants centiseconds, not {value!r}")
+            interval = seconds
         elif key in ("minmoves", "maxmoves"):
-            options[key] = parse_int(value, 0)
-        elif key == "ownership" and kata and value.lower() in ("true", "false"):
-            options["ownership"] = value.lower() == "true"
+            options[key] = _count(key, value)
         elif key in ("avoid", "allow"):
-            raise GtpError(f"{key} is not supported")
+            if len(words) < 2:
+                raise _fail(f"{key} wants COLOR VERTEX,VERTEX,... DEPTH")
+            restrictions.add(key, value, words.pop(0), words.pop(0))
+        elif key in KATA_FLAGS and kata:
+            if value.lower() not in ("true", "false"):
+                raise _fail(f"{key} wants true or false, not {value!r}")
+            options[KATA_FLAGS[key]] = value.lower() == "true"
+        elif key in KATA_FLAGS:
+            raise _fail(f"{key} is a key of kata-analyze")
         else:
-            raise GtpError(SYNTAX_ERROR)
-    return AnalyzeRequest(color, interval, **options)  # type: ignore[arg-type]
+            raise _fail(f"unknown key {key!r}")
+    return AnalyzeRequest(color, interval, allowed=restrictions.masks, **options)  # type: ignore[arg-type]
 
 
-def candidates(result: SearchResult, minmoves: int = 0, maxmoves: int = 0) -> list[int]:
-    """Visited moves by visits (ties by prior), then unvisited ones by prior until ``minmoves``."""
+def candidates(result: SearchResult, minmoves: int = 0, maxmoves: int | None = None) -> list[int]:
+    """Visited moves by visits (ties by prior), then unvisited ones by prior until ``minmoves``; the first
+    ``maxmoves`` of them (None: all)."""
     visited = np.flatnonzero(result.visits > 0)
     order = sorted(visited.tolist(), key=lambda a: (-result.visits[a], -result.priors[a], a))
     if len(order) < minmoves:
         rest = np.flatnonzero((result.visits <= 0) & (result.priors > 0))
         order += sorted(rest.tolist(), key=lambda a: (-result.priors[a], a))[:minmoves - len(order)]
-    return order[:maxmoves] if maxmoves > 0 else order
+    return order if maxmoves is None else order[:maxmoves]
 
 
 def _lcb(winrate: float, visits: float) -> float:
@@ -133,40 +235,58 @@ def move_stats(result: SearchResult, action: int) -> MoveStats:
     return MoveStats(int(visits), q, winrate, float(result.priors[action]), _lcb(winrate, visits), mean, stdev)
 
 
-def _scores(stats: MoveStats) -> str:
-    """``scoreMean M scoreStdev S scoreLead M `` for a move, or nothing without a score head."""
-    if stats.score_mean is None:
+def _scores(mean: float | None, stdev: float | None) -> str:
+    """``scoreMean M scoreStdev S scoreLead M `` (KataGo's lead is the mean score here), or nothing without a
+    score head."""
+    if mean is None or stdev is None:
         return ""
-    return f"scoreMean {stats.score_mean:.6f} scoreStdev {stats.score_stdev:.6f} scoreLead {stats.score_mean:.6f} "
+    return f"scoreMean {mean:.6f} scoreStdev {stdev:.6f} scoreLead {mean:.6f} "
 
 
-def format_info(result: SearchResult, size: int, request: AnalyzeRequest, kata: bool,
-                pv_of: Callable[[int], list[int]] | None = None, ownership: np.ndarray | None = None) -> str:
-    """One update line: ``info move ... pv ...`` for every candidate (and ``ownership ...`` if given).
+def _points(name: str, values: np.ndarray | None) -> str:
+    """`` NAME v1 v2 ...`` for a value per point, or nothing for None."""
+    return "" if values is None else f" {name} " + " ".join(f"{x:.4f}" for x in values)
 
-    ``pv_of(action)`` gives the line after a candidate (default: the
-    result's principal variation for the best move, the move alone otherwise).
-    ``kata`` lines carry the scores when the result has them (an unvisited move gets the root's).
-    """
+
+def format_info(result: SearchResult, search: Search, request: AnalyzeRequest, kata: bool,
+                ownership: np.ndarray | None = None) -> str:
+    """One update line: ``info move ... pv ...`` for every candidate, then what ``request`` asks for
+    (see the module docstring), from ``search``'s tree; ``ownership`` replaces the tree's where given (the
+    Monte-Carlo estimate for a network without that head). Empty when there is no candidate."""
+    size = search.rules.size
     parts = []
     for order, action in enumerate(candidates(result, request.minmoves, request.maxmoves)):
         stats = move_stats(result, action)
-        if pv_of is not None:
-            line = pv_of(action)
-        else:
-            line = result.pv if result.pv and result.pv[0] == action else [action]
+        line = search.child_pv(action)
         pv = " ".join(action_to_gtp(a, size) for a in line)
         move = action_to_gtp(action, size)
-        if kata:
-            parts.append(f"info move {move} visits {stats.visits} utility {stats.utility:.6f} "
-                         f"winrate {stats.winrate:.6f} {_scores(stats)}prior {stats.prior:.6f} lcb {stats.lcb:.6f} "
-                         f"order {order} pv {pv}")
-        else:
-            parts.append(f"info move {move} visits {stats.visits} winrate {round(stats.winrate * 10000)} "
+        scores = _scores(stats.score_mean, stats.score_stdev)
+        if not kata:
+            parts.append(f"info move {move} visits {stats.visits} winrate {round(stats.winrate * 10000)} {scores}"
                          f"prior {round(stats.prior * 10000)} lcb {round(stats.lcb * 10000)} order {order} pv {pv}")
-    if ownership is not None and parts:
-        parts.append("ownership " + " ".join(f"{x:.4f}" for x in ownership))
-    return " ".join(parts)
+            continue
+        text = (f"info move {move} visits {stats.visits} utility {stats.utility:.6f} winrate {stats.winrate:.6f} "
+                f"{scores}prior {stats.prior:.6f} lcb {stats.lcb:.6f} order {order} pv {pv}")
+        visits = " ".join(str(v) for v in search.line_visits(line))
+        text += f" pvVisits {visits}" if request.pv_visits else ""
+        text += f" pvEdgeVisits {visits}" if request.pv_edge_visits else ""
+        if request.moves_ownership:
+            text += _points("movesOwnership", search.ownership(action))
+        if request.moves_ownership_stdev:
+            text += _points("movesOwnershipStdev", search.ownership_stdev(action))
+        parts.append(text)
+    if not parts:
+        return ""
+    if request.root_info:
+        winrate = min(1.0, max(0.0, (result.value + 1) / 2))
+        parts.append(f"rootInfo visits {search.root_visits} utility {result.value:.6f} winrate {winrate:.6f} "
+                     + _scores(result.score_mean, result.score_stdev).rstrip())
+    text = " ".join(part.rstrip() for part in parts)
+    if request.ownership:
+        text += _points("ownership", ownership if ownership is not None else result.ownership)
+    if request.ownership_stdev:
+        text += _points("ownershipStdev", search.ownership_stdev())
+    return text
 
 
 class _Reporter:
@@ -174,40 +294,36 @@ class _Reporter:
 
     def __init__(self, state: EngineState, request: AnalyzeRequest, kata: bool,
                  emit: Callable[[str], None]) -> None:
-        self.state, self.request, self.kata, self.emit = state, request, kata, emit
+        self.request, self.kata, self.emit = request, kata, emit
         self.estimate = None  # the Monte-Carlo ownership, from the analysed player's view, for a network without
         if request.ownership and state.rules.game == "go" and not state.network_ownership:
             sign = 1.0 if request.color == Color.BLACK else -1.0
             self.estimate = sign * state.ownership()
         self.last = time.monotonic()
-        self.search: Search | None = None
 
     def progress(self, search: Search) -> None:
-        self.search = search
         now = time.monotonic()
         if self.request.interval > 0 and now - self.last >= self.request.interval:
             self.last = now
-            self.write(search.result())
+            self.write(search.result(), search)
 
-    def write(self, result: SearchResult) -> None:
-        pv_of = self.search.child_pv if self.search is not None else None
-        ownership = self.estimate
-        if ownership is None and self.request.ownership:
-            ownership = result.ownership  # tree-averaged (None in Gomoku)
-        line = format_info(result, self.state.rules.size, self.request, self.kata, pv_of, ownership)
+    def write(self, result: SearchResult, search: Search) -> None:
+        line = format_info(result, search, self.request, self.kata, self.estimate)
         if line:
             self.emit(line)
 
 
 def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
-        spec = parse_analyze(request.args, state.game.to_play, kata)
+        spec = parse_analyze(request.args, state.game.to_play, kata, state.rules.size)
+        allowed = spec.allowed.get(spec.color)
 
         def run(stop: Callable[[], bool], emit: Callable[[str], None]) -> None:
             reporter = _Reporter(state, spec, kata, emit)
-            result = state.analyse(spec.color, visits=ANALYSIS_VISITS, stop=stop, progress=reporter.progress)
+            result, search = state.analysis(spec.color, visits=ANALYSIS_VISITS, stop=stop,
+                                            progress=reporter.progress, allowed=allowed)
             if spec.interval > 0 and not stop():
-                reporter.write(result)  # the tree is full or the game over: the last word
+                reporter.write(result, search)  # the tree is full or the game over: the last word
             return None
 
         return Stream(run, until_next_line=True)
@@ -217,7 +333,9 @@ def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
 
 def _genmove_analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
-        spec = parse_analyze(request.args, state.game.to_play, kata)
+        spec = parse_analyze(request.args, state.game.to_play, kata, state.rules.size)
+        if spec.allowed:
+            raise GtpError("avoid and allow restrict analysis, not the move a genmove plays")
         Player.concedes(state.game, spec.color)  # fails now, before the stream starts, if there is no move to make
 
         def run(stop: Callable[[], bool], emit: Callable[[str], None]) -> str:

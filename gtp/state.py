@@ -460,12 +460,27 @@ class EngineState:
                 stop: Callable[[], bool] | None = None,
                 progress: Callable[[Search], None] | None = None) -> SearchResult:
         """A search of the current position with ``color`` to move (analysis commands)."""
+        return self.analysis(color, visits=visits, seconds=seconds, stop=stop, progress=progress)[0]
+
+    def analysis(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
+                 stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
+                 allowed: np.ndarray | None = None) -> tuple[SearchResult, Search]:
+        """:meth:`analyse`, with the search it ran (its tree answers per-move questions: lines, ownership).
+
+        ``allowed`` (``bool[N*N+1]``) restricts the root to those moves; such a search grows a tree of its
+        own, so that the player's tree, which the next ``genmove`` reuses, keeps every move.
+        """
         game = Player.for_color(self.game, color)
         if visits is None and seconds is None:
             visits, seconds = self.config.player.visits, self.config.player.seconds
-        result = self.player.analyse(game, visits=visits, seconds=seconds, stop=stop, progress=progress)
+        if allowed is None:
+            search = self.player.search_for(game)
+        else:
+            search = Search(game, self.player.evaluator, self.player.config.search, seed=self.config.seed)
+            search.shape_root(allowed=allowed)
+        result = search.run(visits, seconds=seconds, stop=stop, progress=progress)
         self._after_search()
-        return result
+        return result, search
 
     # -------------------------------------------------------------- ownership
     def ownership(self) -> np.ndarray:

@@ -501,6 +501,17 @@ class Search:
             return None
         return mean if self.root.position.to_play == BLACK else -mean
 
+    def ownership_stdev(self, action: int | None = None) -> np.ndarray | None:
+        """The standard deviation, point by point, of the ownership that :meth:`ownership` averages over the same
+        nodes (``float32[N*N]``, in [0, 1]); None where :meth:`ownership` is None."""
+        pool = self.ownership_pool
+        if not len(pool):
+            return None
+        if action is None:
+            return pool.stdev()
+        child = self.tree.child(0, action)
+        return pool.subtree_stdev(self.tree.ints, child) if child >= 0 else None
+
     def line_visits(self, line: list[int]) -> list[int]:
         """Visits of the nodes that the actions of ``line``, played from the root, reach (while the tree has them)."""
         node, visits = 0, []

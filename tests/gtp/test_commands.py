@@ -168,7 +168,7 @@ def test_genmove_analyze_colour_defaults_to_the_side_to_move() -> None:
     out = answers("play b E5\nlz-genmove_analyze 10\nshowboard\nkata-genmove_analyze purple 10\n", size=9)
     assert out[1].split("\n")[-1].startswith("play ")
     assert "black to play, 2 moves played" in out[2]
-    assert out[3] == "? syntax error"
+    assert out[3] == "? syntax error: unknown key 'purple'"
 
 
 def test_analysis_answers_and_stops_at_the_next_command() -> None:

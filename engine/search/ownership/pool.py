@@ -63,12 +63,29 @@ class OwnershipPool:
 
     def subtree_mean(self, ints: np.ndarray, child: int) -> np.ndarray | None:
         """The mean row of the nodes under the root's child ``child`` in the tree ``ints``; None when none is there."""
+        return _mean(self._subtree(ints, child))
+
+    def stdev(self) -> np.ndarray | None:
+        """The standard deviation (``float32[N*N]``, in [0, 1]) of the rows of the whole tree, point by point."""
+        return _stdev(self.rows[:self._used])
+
+    def subtree_stdev(self, ints: np.ndarray, child: int) -> np.ndarray | None:
+        """:meth:`stdev` of the nodes under the root's child ``child``; None when none is there."""
+        return _stdev(self._subtree(ints, child))
+
+    def _subtree(self, ints: np.ndarray, child: int) -> np.ndarray:
         owners = np.empty(self._used, dtype=np.int64)
         root_children_of(ints, self.nodes[:self._used], owners)
-        return _mean(self.rows[:self._used][owners == child])
+        return self.rows[:self._used][owners == child]
 
 
 def _mean(rows: np.ndarray) -> np.ndarray | None:
     if not len(rows):
         return None
     return rows.mean(axis=0, dtype=np.float64).astype(np.float32)  # float32 sums drift over 1e5 rows
+
+
+def _stdev(rows: np.ndarray) -> np.ndarray | None:
+    if not len(rows):
+        return None
+    return rows.std(axis=0, dtype=np.float64).astype(np.float32)
