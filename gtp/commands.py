@@ -30,7 +30,7 @@ from engine import (
     load_sgf_file,
     to_diagram,
 )
-from gtp import analysis, gogui, rawnn
+from gtp import analysis, gogui, kata, rawnn
 from gtp.errors import describe_error
 from gtp.protocol import (
     BAD_VERTEX_LIST,
@@ -90,6 +90,12 @@ def boardsize(state: EngineState, request: Request) -> str:
     except EngineError as exc:  # RulesError, or a model made for another size (ModelFormatError)
         raise GtpError(UNACCEPTABLE_SIZE) from exc
     return ""
+
+
+def rectangular_boardsize(state: EngineState, request: Request) -> str:
+    """KataGo's ``rectangular_boardsize X Y``: boards here are square, so ``unacceptable size`` unless X = Y."""
+    _want(request, 2)
+    return boardsize(state, request)
 
 
 def clear_board(state: EngineState, request: Request) -> str:
@@ -314,7 +320,8 @@ def build_registry(game: str = "go") -> Registry:
                           ("time_left", time_left),
                           ("cputime", cputime)):
         registry.add(name, handler, needs_engine=False)
-    for name, handler in (("boardsize", boardsize), ("clear_board", clear_board), ("komi", komi),
+    for name, handler in (("boardsize", boardsize), ("rectangular_boardsize", rectangular_boardsize),
+                          ("clear_board", clear_board), ("komi", komi),
                           ("play", play), ("genmove", genmove), ("reg_genmove", reg_genmove),
                           ("kgs-genmove_cleanup", genmove_cleanup), ("undo", undo), ("showboard", showboard),
                           ("final_score", final_score), ("final_status_list", final_status_list),
@@ -322,6 +329,7 @@ def build_registry(game: str = "go") -> Registry:
                           ("set_free_handicap", set_free_handicap), ("loadsgf", loadsgf), ("printsgf", printsgf)):
         registry.add(name, handler)
     analysis.register(registry)
+    kata.register(registry)
     rawnn.register(registry)
     gogui.register(registry, game)
     return registry
@@ -335,5 +343,4 @@ def serve(config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO, background:
     """
     state = EngineState(config)
     state.start(background)
-    Session(build_registry(config.game), state, stdin, stdout, describe_error,
-            ponder=state.ponder_job if config.ponder else None).run()
+    Session(build_registry(config.game), state, stdin, stdout, describe_error, ponder=state.ponder_job).run()

@@ -195,6 +195,7 @@ def _resident_bytes() -> int:
 
 @dataclass(frozen=True)
 class _Snapshot:
+    config: FrontEndConfig
     rules: Rules
     game: Game | None
     player: Player | None
@@ -348,13 +349,36 @@ class EngineState:
 
     # -------------------------------------------------------------- snapshot
     def snapshot(self) -> object:
-        return _Snapshot(self.rules, self._game.copy() if self._game is not None else None, self._player,
-                         self.time.copy())
+        return _Snapshot(self.config, self.rules, self._game.copy() if self._game is not None else None,
+                         self._player, self.time.copy())
 
     def restore(self, snapshot: object) -> None:
         assert isinstance(snapshot, _Snapshot)
-        self.rules, self._game, self._player, self.time = (snapshot.rules, snapshot.game, snapshot.player,
-                                                           snapshot.time)
+        self.config, self.rules, self._game, self._player, self.time = (
+            snapshot.config, snapshot.rules, snapshot.game, snapshot.player, snapshot.time)
+
+    # --------------------------------------------------------------- settings
+    def reconfigure(self, config: FrontEndConfig) -> None:
+        """Play on under ``config`` (the runtime settings: limits, resignation, pondering; not the model, the
+        game or the evaluator): the next search uses it, with a new player (a fresh tree) on the same network."""
+        self.wait_ready()
+        self.config = config
+        self._player = None
+        self._player = self._player_for(self.rules)
+
+    def clear_cache(self) -> None:
+        """Forget the search tree (and the resignation count), the networks' evaluation caches and the ownership
+        estimate, so the next search starts afresh; memory they held is free again."""
+        self.player.new_game()
+        for evaluator in self._evaluators.values():
+            clear = getattr(evaluator, "clear_cache", None)   # the network evaluators'; the others keep nothing
+            if clear is not None:
+                clear()
+        self._ownership_cache = None
+
+    def stop_pondering(self) -> None:
+        """Ponder no more until the engine's next move."""
+        self._ponder_from = None
 
     # ------------------------------------------------------------------ game
     @property
@@ -377,7 +401,8 @@ class EngineState:
         player.new_game()
 
     def with_rules(self, rules: Rules) -> None:
-        """Change rules that do not affect legality (komi) and keep the game: it is replayed under them."""
+        """Change the rules and keep the game: it is replayed under them (EngineError, and nothing changed, if a
+        move of it is illegal under them)."""
         self._game = replace(GameRecord.from_game(self.game), rules=rules).replay(play_on=True)
         self.rules = rules
 
@@ -440,7 +465,7 @@ class EngineState:
         The search waits for the background thread's jobs to finish first: beside a compile in this
         process, a command waited 2 s for the ponder search to stop.
         """
-        if not self._ready.is_set() or self._game is None or self._player is None:
+        if not self.config.ponder or not self._ready.is_set() or self._game is None or self._player is None:
             return None
         game, player = self._game, self._player
         if self._ponder_from != (len(game.moves), game.position.key) or game.is_over:

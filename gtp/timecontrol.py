@@ -1,7 +1,8 @@
 """Time controls as the controller states them, turned into a thinking budget per move.
 
-Four systems, as GTP's ``time_settings`` / ``time_left`` and KGS's
-``kgs-time_settings`` describe them (all times in seconds):
+Five systems, as GTP's ``time_settings`` / ``time_left``, KGS's
+``kgs-time_settings`` and KataGo's ``kata-time_settings`` describe them (all
+times in seconds):
 
 ==============  ===============================================================
 ``none``        no limit: the engine's own visit or time limit applies
@@ -9,6 +10,9 @@ Four systems, as GTP's ``time_settings`` / ``time_left`` and KGS's
 ``byoyomi``     ``main``, then ``periods`` periods of ``period`` seconds; a move
                 finished within a period keeps it, an overrun one loses it
 ``canadian``    ``main``, then blocks of ``period`` seconds for ``stones`` moves
+``fischer``     ``main``, and ``increment`` seconds added after every move; with
+                ``main_limit`` the clock never holds more, with ``move_limit``
+                no move takes longer (KataGo's ``fischer-capped``)
 ==============  ===============================================================
 
 GTP ``time_settings M B S`` is Canadian (``B > 0, S = 0`` means no limit,
@@ -22,7 +26,8 @@ The budget spreads the main time over the moves still expected
 outside the search (network round trips, GUI, Python overhead): a move given
 ``budget`` seconds is expected to cost at most ``budget + lag``. Overtime is
 never spent past ``period - lag`` (byo-yomi) or the block's share per stone
-(Canadian), so no period is lost and no block overrun.
+(Canadian), so no period is lost and no block overrun; under Fischer a move
+gets its share of the clock plus the increment, never more than the clock holds.
 """
 
 from __future__ import annotations
@@ -30,9 +35,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-__all__ = ["KINDS", "TimeSettings", "Clock", "TimeControl", "expected_moves", "DEFAULT_LAG"]
+__all__ = ["KINDS", "KATA_KINDS", "TimeSettings", "Clock", "TimeControl", "expected_moves", "DEFAULT_LAG"]
 
-KINDS = ("none", "absolute", "byoyomi", "canadian")
+KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer")
+KATA_KINDS = ("none", "absolute", "byo-yomi", "canadian", "fischer", "fischer-capped")
+"""The time systems ``kata-time_settings`` takes, in KataGo's words (``byoyomi`` is read too, as kgsGtp writes it)."""
 DEFAULT_LAG = 0.5
 """Seconds per move kept back for everything outside the search."""
 
@@ -76,6 +83,9 @@ class TimeSettings:
     period: float = 0.0
     stones: int = 0
     periods: int = 0
+    increment: float = 0.0
+    main_limit: float | None = None
+    move_limit: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -84,6 +94,8 @@ class TimeSettings:
             raise ValueError("Canadian overtime needs a positive period and stone count")
         if self.kind == "byoyomi" and (self.period <= 0 or self.periods <= 0):
             raise ValueError("byo-yomi needs a positive period length and count")
+        if self.main_limit is not None and self.main_limit < self.main:
+            raise ValueError("a Fischer clock's limit cannot be below its main time")
 
     @classmethod
     def from_gtp(cls, main: str, byo_yomi: str, stones: str) -> "TimeSettings":
@@ -112,6 +124,29 @@ class TimeSettings:
         if kind == "byoyomi":
             return cls("byoyomi", main, period, periods=count) if period > 0 and count > 0 else cls("absolute", main)
         return cls("canadian", main, period, count) if period > 0 and count > 0 else cls("absolute", main)
+
+    @classmethod
+    def from_kata(cls, words: tuple[str, ...]) -> "TimeSettings":
+        """``kata-time_settings``: kgs-time_settings's systems (``byo-yomi`` or ``byoyomi``), ``fischer MAIN
+        INCREMENT`` and ``fischer-capped MAIN INCREMENT MAIN_LIMIT MOVE_LIMIT`` (a negative limit: none); every
+        time may have a fraction (ValueError if malformed)."""
+        if not words:
+            raise ValueError("missing time system")
+        kind, rest = words[0].lower(), words[1:]
+        if kind in ("byo-yomi", "byoyomi", "none", "absolute", "canadian"):
+            return cls.from_kgs(("byoyomi" if kind == "byo-yomi" else kind, *rest))
+        arity = {"fischer": 2, "fischer-capped": 4}
+        if kind not in arity or len(rest) != arity[kind]:
+            raise ValueError(f"bad kata-time_settings arguments: {' '.join(words)!r} (time systems: "
+                             f"{', '.join(KATA_KINDS)})")
+        main, increment = _seconds(rest[0]), _seconds(rest[1])
+        if kind == "fischer":
+            return cls("fischer", main, increment=increment)
+        limits = [float(text) for text in rest[2:]]
+        if not all(math.isfinite(limit) for limit in limits):
+            raise ValueError(f"not a time in seconds: {' '.join(rest[2:])!r}")
+        main_limit, move_limit = (None if limit < 0 else limit for limit in limits)
+        return cls("fischer", main, increment=increment, main_limit=main_limit, move_limit=move_limit)
 
 
 @dataclass
@@ -154,7 +189,7 @@ class TimeControl:
             raise ValueError("time left must be finite and not negative")
         settings = self.settings
         clock = Clock.fresh(settings)
-        if stones == 0 or settings.kind in ("none", "absolute"):
+        if stones == 0 or settings.kind in ("none", "absolute", "fischer"):
             clock.main = seconds
         elif settings.kind == "canadian":
             clock.main, clock.period, clock.stones = 0.0, seconds, stones
@@ -167,6 +202,11 @@ class TimeControl:
         settings, clock = self.settings, self.clocks[color]
         over = max(0.0, seconds - clock.main)
         clock.main = max(0.0, clock.main - seconds)
+        if settings.kind == "fischer":
+            clock.main += settings.increment
+            if settings.main_limit is not None:
+                clock.main = min(clock.main, settings.main_limit)
+            return
         if over <= 0 or settings.kind in ("none", "absolute"):
             return
         if settings.kind == "canadian":
@@ -190,6 +230,10 @@ class TimeControl:
             if settings.kind == "byoyomi" and clock.periods > 0:
                 period = clock.period if clock.main <= 0 else settings.period
                 budget = max(budget, period - self.lag)
+            elif settings.kind == "fischer":
+                budget = min(budget + settings.increment, clock.main - self.lag)
+                if settings.move_limit is not None:
+                    budget = min(budget, settings.move_limit - self.lag)
             elif settings.kind == "canadian":
                 if clock.main <= 0:
                     budget = clock.period / max(1, clock.stones) - self.lag

@@ -1,4 +1,4 @@
-"""Time controls: parsing GTP's and KGS's settings, the clocks, and budgets that never lose on time."""
+"""Time controls: parsing GTP's, KGS's and KataGo's settings, the clocks, and budgets that never lose on time."""
 
 from __future__ import annotations
 
@@ -32,6 +32,31 @@ def test_kgs_time_settings() -> None:
     for bad in [(), ("fischer", "1"), ("absolute",), ("byoyomi", "1", "2"), ("none", "1")]:
         with pytest.raises(ValueError):
             TimeSettings.from_kgs(bad)
+
+
+def test_kata_time_settings() -> None:
+    assert TimeSettings.from_kata(("byo-yomi", "600", "30.5", "5")) == TimeSettings("byoyomi", 600.0, 30.5, periods=5)
+    assert TimeSettings.from_kata(("fischer", "300", "2.5")) == TimeSettings("fischer", 300.0, increment=2.5)
+    assert TimeSettings.from_kata(("fischer-capped", "300", "5", "600", "-1")) == TimeSettings(
+        "fischer", 300.0, increment=5.0, main_limit=600.0)
+    assert TimeSettings.from_kata(("fischer-capped", "300", "5", "-1", "20")).move_limit == 20.0
+    for bad in [(), ("fischer", "1"), ("fischer", "1", "-2"), ("fischer-capped", "1", "1", "0.5", "-1"),
+                ("fischer-capped", "1", "1", "nan", "1"), ("hourglass", "1")]:
+        with pytest.raises(ValueError):
+            TimeSettings.from_kata(bad)
+
+
+def test_fischer_adds_the_increment_and_keeps_the_caps() -> None:
+    control = TimeControl(TimeSettings("fischer", 60.0, increment=5.0, main_limit=62.0, move_limit=3.0), lag=0.5)
+    assert control.budget(1, 30) == pytest.approx(2.5)          # 60 / 30 + 5 - 0.5, at most the move limit less lag
+    control.spent(1, 1.0)
+    assert control.clocks[1].main == 62.0                      # 59 + 5, capped at the limit
+    control.time_left(1, 1.0, 0)
+    assert control.budget(1, 30) == pytest.approx(0.5)          # never more than the clock holds, less the lag
+    uncapped = TimeControl(TimeSettings("fischer", 60.0, increment=5.0), lag=0.5)
+    assert uncapped.budget(1, 30) == pytest.approx(6.5)
+    uncapped.spent(1, 10.0)
+    assert uncapped.clocks[1].main == 55.0
 
 
 def test_expected_moves() -> None:
