@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from engine.nn.evaluator import NetEvaluator, pick_device, pick_dtype, set_cpu_threads
     from engine.nn.loading import EvaluatorOptions, compile_ahead, load_evaluator, load_model, read_info
     from engine.nn.model_file import Model, save_model
-    from engine.nn.model_format import MODEL_SUFFIX, ModelFormatError, ModelInfo, model_name
+    from engine.nn.model_format import FORMAT_VERSION, MODEL_SUFFIX, ModelFormatError, ModelInfo, model_name
     from engine.nn.net import PolicyValueNet
     from engine.nn.networks import LARGE_GO_BOARD, NETWORK_FREE, bundled_model
     from engine.nn.numpy_evaluator import NumpyEvaluator
@@ -68,15 +68,15 @@ if TYPE_CHECKING:
     from engine.search.resign import ResignationWatch
 
 __all__ = [
-    "BLACK", "COLLECTION_SUFFIXES", "CachedNetEvaluator", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError", "Evaluation", "Evaluator",
-    "EvaluatorOptions", "Game", "GameOverError", "GameRecord", "HandicapError", "IllegalMoveError",
-    "InvalidVertexError", "LARGE_GO_BOARD", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move",
-    "NETWORK_FREE", "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player",
-    "PlayerConfig", "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules",
-    "RulesError", "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted",
-    "WHITE", "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model", "compile_ahead",
-    "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap",
-    "gtp_to_action", "judged_outcome", "list_collections", "load_evaluator", "load_model", "load_sgf",
+    "BLACK", "COLLECTION_SUFFIXES", "CachedNetEvaluator", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError",
+    "Evaluation", "Evaluator", "EvaluatorOptions", "FORMAT_VERSION", "Game", "GameOverError", "GameRecord",
+    "HandicapError", "IllegalMoveError", "InvalidVertexError", "LARGE_GO_BOARD", "MODEL_SUFFIX", "Model",
+    "ModelFormatError", "ModelInfo", "Move", "NETWORK_FREE", "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome",
+    "PiskvorkError", "Player", "PlayerConfig", "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch",
+    "RolloutEvaluator", "Rules", "RulesError", "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult",
+    "StoneStatus", "Submitted", "WHITE", "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model",
+    "compile_ahead", "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap",
+    "free_handicap", "gtp_to_action", "judged_outcome", "list_collections", "load_evaluator", "load_model", "load_sgf",
     "load_sgf_file", "masked_softmax", "model_name", "nodes_within", "opening_actions", "overlaps", "parse_aux_heads",
     "pick_device", "pick_dtype", "playout_ownership", "read_collection", "read_index", "read_info", "read_json",
     "read_openings", "read_piskvork", "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action",

@@ -20,12 +20,14 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
 
 from engine import (
     BLACK,
+    FORMAT_VERSION,
     WHITE,
     Color,
     EngineError,
@@ -41,10 +43,10 @@ from gtp.analysis import candidates, move_stats
 from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings
 
 __all__ = ["ProtocolError", "Action", "Turn", "Query", "ACTIONS", "MAX_REQUEST_BYTES", "MAX_DEPTH", "parse_request",
-           "request_id", "parse_rules",
+           "request_id", "parse_rules", "model_entry",
            "analysis_response", "no_results", "encode"]
 
-ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")
+ACTIONS = ("query_version", "query_models", "clear_cache", "terminate", "terminate_all")
 MAX_BOARD = 25
 MAX_REQUEST_BYTES = 1 << 20
 """Longest request line read (a query for every turn of a long game takes tens of kilobytes)."""
@@ -105,7 +107,8 @@ class ProtocolError(EngineError, ValueError):
 
 @dataclass(frozen=True)
 class Action:
-    """A special action (``query_version``, ``clear_cache``, ``terminate``, ``terminate_all``): the request as sent,
+    """A special action (``query_version``, ``query_models``, ``clear_cache``, ``terminate``, ``terminate_all``): the
+    request as sent,
     echoed back when done, and for the terminations the id and turn numbers they concern (None: all)."""
 
     name: str
@@ -232,8 +235,8 @@ def _finite_float(text: str) -> float:
 def _parse_action(request: dict[str, Any]) -> Action:
     name, ident = request["action"], request["id"]
     if name not in ACTIONS:
-        raise ProtocolError("'action' field must be 'query_version' or 'clear_cache' or 'terminate' or "
-                            "'terminate_all'")
+        raise ProtocolError("'action' field must be 'query_version' or 'query_models' or 'clear_cache' or "
+                            "'terminate' or 'terminate_all'")
     target = None
     if name == "terminate":
         target = request.get("terminateId")
@@ -579,6 +582,18 @@ def analysis_response(query: Query, turn: Turn, result: SearchResult, search: Se
         legal = game.legal_mask()
         reply["policy"] = [_round(p) if ok else -1 for p, ok in zip(policy, legal)]
     return reply
+
+
+def model_entry(path: str | None, evaluator: object, max_batch: int) -> dict[str, Any]:
+    """A loaded network as ``query_models`` describes it in KataGo's fields: the file's name, its name without
+    the suffix, the most positions one network call takes, no human SL profile, the model format's version and
+    whether it computes in half precision (``"true"`` / ``"false"``). ``path`` None: no network (uniform
+    priors, or random playouts)."""
+    name = "none" if path is None else PurePath(path).name
+    half = getattr(evaluator, "dtype_name", "fp32") in ("fp16", "bf16")
+    return {"name": name, "internalName": PurePath(name).stem if path is not None else name,
+            "maxBatchSize": max_batch, "usesHumanSLProfile": False, "version": FORMAT_VERSION,
+            "usingFP16": "true" if half else "false"}
 
 
 def no_results(query_id: str, turn: int) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from gtp.kata_json import (
     Turn,
     analysis_response,
     encode,
+    model_entry,
     no_results,
     parse_request,
     request_id,
@@ -81,13 +82,16 @@ class AnalysisSession:
     """One analysis conversation over binary streams (``sys.stdin.buffer`` / ``sys.stdout.buffer`` or pipes).
 
     ``evaluator_for(rules)`` gives the evaluator for a board (the command caches one
-    per size); an EngineError from it refuses the query's board size.
+    per size); an EngineError from it refuses the query's board size. ``model_for(rules)`` names the model
+    file behind it (None: no network), for ``query_models``.
     """
 
     def __init__(self, config: AnalysisConfig, evaluator_for: Callable[[Rules], Evaluator], stdin: BinaryIO,
-                 stdout: BinaryIO, quit_without_waiting: bool = False) -> None:
+                 stdout: BinaryIO, quit_without_waiting: bool = False,
+                 model_for: Callable[[Rules], str | None] = lambda rules: None) -> None:
         self.config = config
         self._evaluator_for = evaluator_for
+        self._model_for = model_for
         self._evaluators: dict[int, Evaluator] = {}
         self._stdin, self._stdout = stdin, stdout
         self._quit_without_waiting = quit_without_waiting
@@ -200,6 +204,8 @@ class AnalysisSession:
         reply = dict(action.request)
         if action.name == "query_version":
             reply.update(version=package_version(), git_hash="<omitted>")
+        elif action.name == "query_models":
+            reply["models"] = self._models()
         elif action.name == "clear_cache":
             for evaluator in self._evaluators.values():
                 clear = getattr(evaluator, "clear_cache", None)
@@ -208,6 +214,15 @@ class AnalysisSession:
         else:
             self._terminate(action.terminate_id, action.turn_numbers)
         self._write(reply)
+
+    def _models(self) -> list[dict[str, Any]]:
+        """The networks loaded so far, one entry per model file (KataGo's ``query_models`` fields)."""
+        max_batch = self.config.max_batch or self.config.concurrent * self.config.search.batch_size
+        entries: dict[str | None, dict[str, Any]] = {}
+        for size, evaluator in self._evaluators.items():
+            path = self._model_for(Rules.go(size))
+            entries.setdefault(path, model_entry(path, evaluator, max_batch))
+        return list(entries.values())
 
     def _terminate(self, query_id: str | None, turns: frozenset[int] | None) -> None:
         """Stop the matching searches (they report what they found) and drop the matching pending turns."""

@@ -330,4 +330,5 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
                  LARGE, model_for(Rules.go(LARGE)))
     log.info("analysis engine ready: %s (%r), %d positions at a time", model_for(rules) or "uniform priors",
              evaluator, config.concurrent)
-    AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting).run()
+    AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting,
+                    model_for=model_for).run()

@@ -170,6 +170,40 @@ def test_actions_echo_the_request() -> None:
                        {"id": "t", "action": "terminate_all", "turnNumbers": [3]}]
 
 
+class _Cached(Material):
+    """Material with a cache to clear (a network evaluator's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cleared = 0
+
+    def clear_cache(self) -> None:
+        self.cleared += 1
+
+
+def test_clear_cache_clears_every_network_s_cache() -> None:
+    evaluator = _Cached()
+    replies = serve([query("first", maxVisits=2), {"id": "c", "action": "clear_cache"}], evaluator=evaluator)
+    assert {"id": "c", "action": "clear_cache"} in replies and evaluator.cleared == 1
+
+
+def test_query_models_names_the_networks_loaded() -> None:
+    """KataGo's fields, one entry per model file, for the board sizes queried so far."""
+    text = "".join(json.dumps(line) + "\n" for line in (
+        {"id": "m0", "action": "query_models"}, query("nine"), query("seven", boardXSize=7, boardYSize=7),
+        {"id": "m1", "action": "query_models"}))
+    out = io.BytesIO()
+    evaluator = Material()
+    files = {9: "/models/000012-b6c64.safetensors", 7: "/models/000012-b6c64.safetensors"}
+    AnalysisSession(CONFIG, lambda rules: evaluator, io.BytesIO(text.encode()), out,
+                    model_for=lambda rules: files[rules.size]).run(read_ahead=False)
+    replies = {reply["id"]: reply for reply in map(json.loads, out.getvalue().decode().splitlines())}
+    assert replies["m0"] == {"id": "m0", "action": "query_models", "models": []}
+    assert replies["m1"]["models"] == [{"name": "000012-b6c64.safetensors", "internalName": "000012-b6c64",
+                                        "maxBatchSize": CONFIG.concurrent * CONFIG.search.batch_size,
+                                        "usesHumanSLProfile": False, "version": 2, "usingFP16": "false"}]
+
+
 @pytest.mark.parametrize("perspective,flipped", [("SIDETOMOVE", False), ("WHITE", False), ("BLACK", True)])
 def test_values_are_from_the_perspective_the_config_asks(perspective: str, flipped: bool) -> None:
     """White to move after two black stones: white's view unless BLACK is asked."""
