@@ -49,9 +49,8 @@ from gtp.session import Session
 from gtp.state import EngineState, FrontEndConfig, parse_color, parse_float, parse_int, parse_vertex
 from gtp.timecontrol import TimeSettings
 
-__all__ = ["NAME", "build_registry", "serve", "version_text"]
+__all__ = ["build_registry", "serve", "version_text"]
 
-NAME = "engine"
 LIZZIE_MINIMUM_MINOR = 15
 """Lizzie reads the second number of ``version`` and warns below 15 (Leela Zero 0.15 added lz-analyze)."""
 
@@ -66,7 +65,7 @@ def version_text() -> str:
     parts = version.split(".")
     if len(parts) >= 2 and parts[1].isdigit() and int(parts[1]) >= LIZZIE_MINIMUM_MINOR:
         return version
-    return f"0.17 (Leela Zero 0.17 analysis; {NAME} {version})"
+    return f"0.17 (Leela Zero 0.17 analysis; engine {version})"
 
 
 def _want(request: Request, low: int, high: int | None = None) -> tuple[str, ...]:
@@ -310,8 +309,8 @@ def build_registry(game: str = "go") -> Registry:
         return "\n".join(registry.names())
 
     for name, handler in (("protocol_version", lambda state, request: "2"),
-                          ("name", lambda state, request: NAME),
-                          ("version", lambda state, request: version_text()),
+                          ("name", lambda state, request: state.config.name),
+                          ("version", lambda state, request: state.config.version or version_text()),
                           ("known_command", known_command),
                           ("list_commands", list_commands),
                           ("quit", lambda state, request: ""),

@@ -103,6 +103,8 @@ class FrontEndConfig:
     ``evaluator`` says how the network runs (the CLI sizes torch's threads,
     which are the process's). ``seed`` makes the player's searches and the
     ownership estimates repeatable (the evaluator's is in ``evaluator``).
+    ``name`` is what GTP's ``name`` answers; ``version``, where given, what ``version`` answers (KataGo's
+    ``-override-version``), else the package's version as Lizzie accepts it.
     """
 
     model: str | None = None
@@ -120,6 +122,8 @@ class FrontEndConfig:
     lag: float = DEFAULT_LAG
     ponder: bool = False
     move_seconds: float | None = None
+    name: str = "engine"
+    version: str | None = None
 
     def __post_init__(self) -> None:
         if self.network_free not in NETWORK_FREE:

@@ -139,11 +139,17 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--fill-own-eyes", is_flag=True,
               help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
                    "move does, short of rare seki and capturing-race shapes).")
+@click.option("--name", "gtp_name", default="engine", show_default=True, help="What GTP's name command answers.")
+@click.option("--override-version", "gtp_version", default=None, metavar="TEXT",
+              help="What GTP's version command answers, as KataGo's -override-version [default: the package's "
+                   "version]. Lizzie takes an engine whose command line holds override-version for KataGo and asks "
+                   "it for kata-analyze: score and territory (docs/gtp.md, GUIs).")
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, model: str | None, visits: int | None, seconds: float | None, batch: int,
-                temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
-                runtime: str, seed: int | None, log_level: str) -> None:
+                fill_own_eyes: bool, gtp_name: str, gtp_version: str | None, model: str | None, visits: int | None,
+                seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
+                device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
+                log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -162,7 +168,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         visits, move_seconds = GTP_VISITS, DEFAULT_MOVE_SECONDS
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
-                               ponder=ponder, move_seconds=move_seconds)
+                               ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
     try:
         config.initial_rules()
     except RulesError as exc:

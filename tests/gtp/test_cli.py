@@ -116,3 +116,17 @@ def test_gtp_plays_its_default_visits_within_its_default_time_unless_given_a_lim
     result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
     assert result.exit_code == 0, result.output
     assert [(config.player.visits, config.player.seconds, config.move_seconds) for config in served] == [limits]
+
+
+@pytest.mark.parametrize("args,answers", [([], ("engine", None)),
+                                          (["--name", "KataGo", "--override-version", "1.15.3"], ("KataGo", "1.15.3"))])
+def test_gtp_answers_name_and_version_as_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
+                                              answers: tuple[str, str | None]) -> None:
+    import gtp.commands
+
+    served = []
+    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
+    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
+    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
+    assert result.exit_code == 0, result.output
+    assert [(config.name, config.version) for config in served] == [answers]

@@ -199,3 +199,11 @@ def test_rectangular_boardsize_takes_squares_only() -> None:
     assert out[0] == "" and out[1].count("\n") > 13
     assert out[2] == "? unacceptable size" and out[3] == out[1]
     assert out[4] == "? syntax error"
+
+
+def test_name_and_version_answer_what_the_user_sets() -> None:
+    """For Lizzie, which asks a KataGo for kata-analyze: its name starts with KataGo, or the engine command holds
+    override-version (KataGo's own option)."""
+    assert answers("name\nversion\n", size=9)[0] == "engine"
+    assert answers("name\nversion\n", size=9, name="KataGo (engine)", version="1.15.3") == ["KataGo (engine)",
+                                                                                               "1.15.3"]
