@@ -165,6 +165,35 @@ def set_free_handicap(state: EngineState, request: Request) -> str:
     return ""
 
 
+def set_position(state: EngineState, request: Request) -> str:
+    """KataGo's ``set_position COLOR VERTEX COLOR VERTEX ...``: a new game from those stones, with no move history
+    (so no ko yet), black to play; none at all is ``clear_board``."""
+    args = request.args
+    if len(args) % 2:
+        raise GtpError(f"{SYNTAX_ERROR}: set_position wants COLOR VERTEX pairs")
+    stones: dict[int, list[int]] = {BLACK: [], WHITE: []}
+    for color_text, vertex in zip(args[::2], args[1::2]):
+        action = state.action(vertex)
+        if action == state.rules.pass_action:
+            raise GtpError(f"set_position: {vertex} is not a point")
+        if any(action in chosen for chosen in stones.values()):
+            raise GtpError(f"set_position: {vertex} is given twice")
+        stones[parse_color(color_text)].append(action)
+    game = Game(state.rules)
+    game.setup(black=stones[BLACK], white=stones[WHITE])
+    position = game.position
+    if state.rules.game == "go" and ((position.board() != 0) & (position.liberties() == 0)).any():
+        raise GtpError("set_position: a chain would have no liberties")
+    state.new_game(game=game)
+    return ""
+
+
+def get_komi(state: EngineState, request: Request) -> str:
+    """KataGo's ``get_komi``."""
+    _want(request, 0)
+    return f"{state.rules.komi:g}"
+
+
 # ------------------------------------------------------------------ moves
 def play(state: EngineState, request: Request) -> str:
     color_text, vertex = _want(request, 2)
@@ -317,15 +346,17 @@ def build_registry(game: str = "go") -> Registry:
                           ("time_settings", time_settings),
                           ("kgs-time_settings", kgs_time_settings),
                           ("time_left", time_left),
-                          ("cputime", cputime)):
+                          ("cputime", cputime),
+                          ("gomill-cpu_time", cputime)):
         registry.add(name, handler, needs_engine=False)
     for name, handler in (("boardsize", boardsize), ("rectangular_boardsize", rectangular_boardsize),
-                          ("clear_board", clear_board), ("komi", komi),
+                          ("clear_board", clear_board), ("komi", komi), ("get_komi", get_komi),
                           ("play", play), ("genmove", genmove), ("reg_genmove", reg_genmove),
                           ("kgs-genmove_cleanup", genmove_cleanup), ("undo", undo), ("showboard", showboard),
                           ("final_score", final_score), ("final_status_list", final_status_list),
                           ("fixed_handicap", fixed_handicap_), ("place_free_handicap", place_free_handicap),
-                          ("set_free_handicap", set_free_handicap), ("loadsgf", loadsgf), ("printsgf", printsgf)):
+                          ("set_free_handicap", set_free_handicap), ("set_position", set_position),
+                          ("loadsgf", loadsgf), ("printsgf", printsgf)):
         registry.add(name, handler)
     analysis.register(registry)
     kata.register(registry)

@@ -207,3 +207,27 @@ def test_name_and_version_answer_what_the_user_sets() -> None:
     assert answers("name\nversion\n", size=9)[0] == "engine"
     assert answers("name\nversion\n", size=9, name="KataGo (engine)", version="1.15.3") == ["KataGo (engine)",
                                                                                                "1.15.3"]
+
+
+def test_set_position_sets_stones_without_history() -> None:
+    out = answers("play b A9\nset_position b D4 w E5 b C3\nshowboard\nundo\nset_position\nshowboard\n", size=9)
+    assert out[1] == "" and "black to play, 0 moves played" in out[2]
+    rows = out[2].split("\n")
+    assert rows[5].split()[1:10] == [".", ".", ".", ".", "O", ".", ".", ".", "."]   # row 5: E5 white
+    assert rows[6].split()[4] == "X" and rows[7].split()[3] == "X" and "X" not in rows[1]   # D4, C3; A9 is gone
+    assert out[3] == "? cannot undo" and out[4] == "" and "X" not in out[5] and "O" not in out[5]
+
+
+@pytest.mark.parametrize("args, message", [
+    ("b D4 w D4", "set_position: D4 is given twice"), ("b A1 w A2 w B1", "set_position: a chain would have no "
+                                                                          "liberties"),
+    ("b pass", "set_position: pass is not a point"), ("b", "syntax error: set_position wants COLOR VERTEX pairs"),
+    ("x D4", "invalid color"), ("b Z9", "bad vertex")])
+def test_set_position_refuses_what_cannot_be_and_changes_nothing(args: str, message: str) -> None:
+    out = answers(f"play b A9\nset_position {args}\nshowboard\n", size=9)
+    assert out[1] == f"? {message}" and "1 moves played" in out[2]
+
+
+def test_get_komi_and_gomill_cpu_time() -> None:
+    out = answers("get_komi\nkomi 6\nget_komi\nkomi -3.5\nget_komi\ngomill-cpu_time\nget_komi 1\n", size=9)
+    assert out[:5] == ["7.5", "", "6", "", "-3.5"] and float(out[5]) > 0 and out[6] == "? syntax error"
