@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine import EngineError, Rules
-from gtp.kata_json import parse_rules
+from gtp.kata_json import model_entry, parse_rules
 from gtp.params import PARAMS, ParamError, apply, value_text
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request
@@ -180,6 +180,14 @@ def kata_list_time_settings(state: EngineState, request: Request) -> str:
 
 
 # ----------------------------------------------------------------------- other
+def kata_get_models(state: EngineState, request: Request) -> str:
+    """The network playing, in the fields of KataGo's ``kata-get-models`` (a list of one; ``none`` without one)."""
+    path = state.config.model_for(state.rules)
+    entry = model_entry(path, state.player.evaluator, state.player.config.search.batch_size)
+    return json.dumps([entry], separators=(",", ":"))
+
+
+
 def stop(state: EngineState, request: Request) -> str:
     """Halt pondering (any input line stops it; this keeps it from starting again before the next move)."""
     state.stop_pondering()
@@ -196,7 +204,7 @@ def register(registry: Registry) -> None:
     for name, handler in (("kata-get-rules", kata_get_rules), ("kata-set-rules", kata_set_rules),
                           ("kata-set-rule", kata_set_rule), ("kgs-rules", kgs_rules),
                           ("kata-set-param", kata_set_param), ("kata-set-params", kata_set_params),
-                          ("clear_cache", clear_cache)):
+                          ("clear_cache", clear_cache), ("kata-get-models", kata_get_models)):
         registry.add(name, handler)
     for name, handler in (("kata-list-params", kata_list_params), ("kata-get-param", kata_get_param),
                           ("kata-get-params", kata_get_params), ("kata-time_settings", kata_time_settings),

@@ -231,3 +231,9 @@ def test_set_position_refuses_what_cannot_be_and_changes_nothing(args: str, mess
 def test_get_komi_and_gomill_cpu_time() -> None:
     out = answers("get_komi\nkomi 6\nget_komi\nkomi -3.5\nget_komi\ngomill-cpu_time\nget_komi 1\n", size=9)
     assert out[:5] == ["7.5", "", "6", "", "-3.5"] and float(out[5]) > 0 and out[6] == "? syntax error"
+
+
+def test_kata_get_models_names_the_network_playing() -> None:
+    assert json.loads(answers("kata-get-models\n", size=9)[0]) == [
+        {"name": "none", "internalName": "none", "maxBatchSize": 8, "usesHumanSLProfile": False, "version": 2,
+         "usingFP16": "false"}]

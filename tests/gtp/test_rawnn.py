@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -136,3 +137,9 @@ def test_raw_output_at_the_default_runtime_is_the_eager_network_s(model: Path) -
 def test_raw_output_needs_a_network() -> None:
     assert answers("heatmap\nkata-raw-nn 0\n", model=None) == [
         "? no network to show: start the engine with --model PATH"] * 2
+
+
+def test_kata_get_models_names_the_model_file(model: Path) -> None:
+    out, _ = _session(model, "kata-get-models\n", EvaluatorOptions())
+    (entry,) = json.loads(responses(out)[0][2])
+    assert entry["name"] == "net.safetensors" and entry["internalName"] == "net" and entry["usingFP16"] == "false"
