@@ -252,3 +252,13 @@ def test_rules_commands_for_gomoku(command: str, expected: str) -> None:
 def test_gomoku_legal_moves_are_the_empty_points() -> None:
     legal = answers("play b E5\nplay w D4\ngogui-rules_legal_moves\n", game="gomoku", size=5)[-1].split()
     assert len(legal) == 23 and "pass" not in legal and "E5" not in legal and "D4" not in legal and "A1" in legal
+
+
+def test_docs_table_names_every_command() -> None:
+    """docs/gtp.md's *Commands* table has a row naming each command of both games' registries."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "gtp.md").read_text()
+    table = text[text.index("## Commands"):text.index("Notes on the GTP 2 commands")]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    named = {word.strip("`") for row in rows for word in re.findall(r"`([a-z][\w-]*)", row.split(" | ")[0])}
+    for game in ("go", "gomoku"):
+        assert set(build_registry(game).names()) - named == set(), game
