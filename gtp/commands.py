@@ -373,4 +373,4 @@ def serve(config: FrontEndConfig, stdin: BinaryIO, stdout: BinaryIO, background:
     """
     state = EngineState(config)
     state.start(background)
-    Session(build_registry(config.game), state, stdin, stdout, describe_error, ponder=state.ponder_job).run()
+    Session(build_registry(config.game), state, stdin, stdout, describe_error, ponder=state.enabled_ponder_job).run()

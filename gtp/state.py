@@ -459,6 +459,11 @@ class EngineState:
             self._ponder_from = (len(self.game.moves), self.game.position.key)
         return decision.action
 
+    def enabled_ponder_job(self) -> Callable[[Callable[[], bool]], None] | None:
+        """:meth:`ponder_job` while the config asks for pondering (``--ponder``, or KataGo's ``ponderingEnabled``
+        set at run time), else None."""
+        return self.ponder_job() if self.config.ponder else None
+
     def ponder_job(self) -> Callable[[Callable[[], bool]], None] | None:
         """A search of the position for the opponent, to run until ``stop()`` while the controller is
         silent, if the engine has just moved and nothing changed since (None otherwise).
@@ -469,7 +474,7 @@ class EngineState:
         The search waits for the background thread's jobs to finish first: beside a compile in this
         process, a command waited 2 s for the ponder search to stop.
         """
-        if not self.config.ponder or not self._ready.is_set() or self._game is None or self._player is None:
+        if not self._ready.is_set() or self._game is None or self._player is None:
             return None
         game, player = self._game, self._player
         if self._ponder_from != (len(game.moves), game.position.key) or game.is_over:

@@ -159,14 +159,14 @@ def test_pondering_follows_ponderingenabled_and_stop() -> None:
     state = EngineState(front_end_config(size=9, visits=8, batch=8, seed=1))
     state.start(background=False)
     _run(state, "genmove b")
-    assert state.ponder_job() is None                      # off by default
+    assert state.enabled_ponder_job() is None                      # off by default
     _run(state, "kata-set-param ponderingEnabled true")
     _run(state, "genmove w")
-    assert state.ponder_job() is not None                  # on: after the engine's move
+    assert state.enabled_ponder_job() is not None                  # on: after the engine's move
     _run(state, "stop")
-    assert state.ponder_job() is None                      # stopped until the next move
+    assert state.enabled_ponder_job() is None                      # stopped until the next move
     _run(state, "genmove b")
-    assert state.ponder_job() is not None
+    assert state.enabled_ponder_job() is not None
 
 
 def test_clear_cache_forgets_the_tree_and_the_evaluations() -> None:

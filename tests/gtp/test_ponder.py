@@ -8,7 +8,6 @@ import io
 import os
 import threading
 import time
-from dataclasses import replace
 
 from engine import Evaluation
 from gtp.commands import build_registry
@@ -108,9 +107,8 @@ def test_no_pondering_without_the_engine_s_own_move() -> None:
 
 def test_pondering_waits_for_a_background_warm_up() -> None:
     """A compile in the background and a pondering search would slow each other and the answers."""
-    talk = _Conversation(ponder=False)   # the session does not ponder: the test runs the job itself
+    talk = _Conversation(ponder=False)
     talk.ask("genmove b")
-    talk.state.config = replace(talk.state.config, ponder=True)
     running, release = threading.Event(), threading.Event()
     talk.state._background.run("a stand-in compile", lambda: (running.set(), release.wait(PATIENCE)))
     assert running.wait(PATIENCE)
