@@ -10,9 +10,9 @@ Run a GTP session over any binary streams::
 
 Modules: ``protocol`` (the GTP codec; no engine import), ``registry`` (the
 command table), ``session`` (streams, reader thread, dispatch, streamed
-analysis), ``commands`` / ``analysis`` / ``gogui`` (the handlers),
-``state`` (configuration, game, player, clocks), ``timecontrol``, ``errors``
-(engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol),
+analysis), ``commands`` / ``analysis`` / ``kata`` / ``rawnn`` / ``gogui`` (the handlers),
+``params`` (KataGo's runtime parameters onto the config), ``state`` (configuration, game, player,
+clocks), ``timecontrol``, ``errors`` (engine exceptions to GTP messages), ``gomocup`` (the Piskvork protocol),
 ``kata_json`` / ``kata_config`` / ``kata_session`` (KataGo's JSON analysis protocol: codec, config, session).
 The commands that start them (``engine gtp``, ``engine gomocup``, ``engine analysis``) are in
 :mod:`engine.cli.play`. Names load lazily, so importing ``gtp`` is cheap.

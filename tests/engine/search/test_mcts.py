@@ -381,6 +381,21 @@ def test_score_and_ownership_are_averaged_over_the_tree(to_play: str) -> None:
     assert search.ownership(gtp_to_action("A1", 5)) is None
 
 
+@pytest.mark.parametrize("to_play", ["B", "W"])
+def test_the_ownership_spread_is_over_the_same_nodes(to_play: str) -> None:
+    """The standard deviation, point by point, of the rows the mean averages (hand-computed; no sign flips it)."""
+    game = game_from_diagram("\n".join([". . . . ."] * 5), Rules.go(5, "chinese"), to_play)
+    search = _three_node_tree(game)
+    want = np.full(25, np.std([0.5, -0.25, 0.0]), np.float32)
+    want[0] = np.std([0.5, -0.25, 1.0])
+    np.testing.assert_allclose(search.ownership_stdev(), want, atol=1e-3)
+    after_c3 = np.full(25, 0.125, np.float32)
+    after_c3[0] = 0.625
+    np.testing.assert_allclose(search.ownership_stdev(gtp_to_action("C3", 5)), after_c3, atol=1e-3)
+    assert search.ownership_stdev(gtp_to_action("A1", 5)) is None
+    assert Search(game, Uniform(), seed=0).ownership_stdev() is None
+
+
 def test_tree_reuse_carries_the_score_and_the_ownership() -> None:
     game = Game(Rules.go(5, "chinese"))
     search = _three_node_tree(game)
