@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +134,18 @@ def test_raw_output_at_the_default_runtime_is_the_eager_network_s(model: Path) -
     (eager_map, *_), (default_map, *_) = (HEATMAP.findall(err) for err in (eager_err, default_err))
     assert eager_map[1:] == default_map[1:]
     assert np.abs(np.array(eager_map[0].split(), dtype=int) - np.array(default_map[0].split(), dtype=int)).max() <= 1
+
+
+def test_engine_gtp_shows_the_raw_output_with_no_runtime_given(model: Path) -> None:
+    """The command as a user starts it: ``engine gtp --model PATH``, both commands answered from the network."""
+    script = b"kata-raw-nn 0\nheatmap\nquit\n"
+    result = subprocess.run([sys.executable, "-c", "from engine.cli import main; main()", "gtp", "--model", str(model),
+                             "--size", "9"], input=script, capture_output=True, timeout=300)
+    assert result.returncode == 0, result.stderr.decode()
+    (status, _, raw), (heat_status, _, heat), _ = responses(result.stdout.decode())
+    assert status == heat_status == "=" and heat == ""
+    assert {"whiteWin", "whiteLead", "policy", "whiteOwnership"} <= set(_kata_fields(raw))
+    assert HEATMAP.search(result.stderr.decode())
 
 
 def test_raw_output_needs_a_network() -> None:
