@@ -119,6 +119,14 @@ def _interval(text: str) -> float | None:
     return value / 100 if math.isfinite(value) and 0 <= value < MAX_INTERVAL_CS else None
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 class _Restrictions:
     """``avoid`` and ``allow`` as KataGo reads them: any number of ``avoid`` per colour, or one ``allow``."""
 
@@ -164,6 +172,8 @@ def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) 
     restrictions = _Restrictions(size)
     while words:
         key = words.pop(0)
+        if _interval(key) is None and _is_number(key):
+            raise _fail(f"an interval is centiseconds from 0, not {key!r}")
         if not words:
             raise _fail(f"{key} wants a value")
         value = words.pop(0)

@@ -9,13 +9,13 @@ under it (:meth:`~gtp.state.EngineState.reconfigure`): the next search uses it.
 =====================  ======================================================  =========================
 parameter              what it sets                                            value
 =====================  ======================================================  =========================
-``maxVisits``          root visits a search stops at                           whole number >= 1
-``maxPlayouts``        new simulations a search stops at                       whole number >= 1
-``maxTime``            seconds a move takes at most (with or without a clock)  number > 0
-``numSearchThreads``   leaves a search gathers per network call                whole number >= 1
+``maxVisits``          root visits a search stops at                           1 to 2^50
+``maxPlayouts``        new simulations a search stops at                       1 to 2^50
+``maxTime``            seconds a move takes at most (with or without a clock)  above 0
+``numSearchThreads``   leaves a search gathers per network call                1 to 4096
 ``ponderingEnabled``   search on the opponent's time after the engine's move   ``true`` / ``false``
-``resignThreshold``    root value (-1..0) below which the engine resigns       number in [-1, 0]
-``resignConsecTurns``  own moves in a row below it before resigning            whole number >= 1
+``resignThreshold``    root value below which the engine resigns               -1 to 0
+``resignConsecTurns``  own moves in a row below it before resigning            1 to 100
 =====================  ======================================================  =========================
 """
 
@@ -35,35 +35,57 @@ class ParamError(ValueError):
     """A parameter that does not exist or a value it cannot take; the message says which, in KataGo's words."""
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError
-    return value
+@dataclass(frozen=True)
+class _Whole:
+    """A whole number from ``low`` to ``high``."""
+
+    low: int
+    high: int
+
+    def __call__(self, text: str) -> int:
+        value = int(text)
+        if not self.low <= value <= self.high:
+            raise ValueError(text)
+        return value
+
+    def __str__(self) -> str:
+        return f"a whole number from {self.low} to {self.high}"
 
 
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError
-    return value
+@dataclass(frozen=True)
+class _Number:
+    """A finite number from ``low`` to ``high``, ``low`` itself excluded where ``open_low``."""
+
+    low: float
+    high: float
+    open_low: bool = False
+
+    def __call__(self, text: str) -> float:
+        value = float(text)
+        above_low = self.low < value if self.open_low else self.low <= value
+        if not (math.isfinite(value) and above_low and value <= self.high):
+            raise ValueError(text)
+        return value
+
+    def __str__(self) -> str:
+        low = f"above {self.low:.10g}" if self.open_low else f"from {self.low:.10g}"
+        return f"a number {low} to {self.high:.10g}"
 
 
-def _boolean(text: str) -> bool:
-    if text.lower() not in ("true", "false"):
-        raise ValueError
-    return text.lower() == "true"
+class _Boolean:
+    def __call__(self, text: str) -> bool:
+        if text.lower() not in ("true", "false"):
+            raise ValueError(text)
+        return text.lower() == "true"
+
+    def __str__(self) -> str:
+        return "true or false"
 
 
-def _resign_value(text: str) -> float:
-    value = float(text)
-    if not -1.0 <= value <= 0.0:
-        raise ValueError
-    return value
-
-
-_KINDS: dict[Callable[[str], Any], str] = {_count: "a whole number >= 1", _seconds: "a number of seconds > 0",
-                                           _boolean: "true or false", _resign_value: "a number from -1 to 0"}
+MAX_VISITS = 2 ** 50
+"""The most visits or playouts a search may be given (KataGo's bound)."""
+MAX_SECONDS = 2 ** 31 - 1
+MAX_THREADS = 4096
 
 
 @dataclass(frozen=True)
@@ -73,7 +95,7 @@ class Param:
 
     name: str
     fields: tuple[tuple[str, ...], ...]
-    parse: Callable[[str], Any]
+    parse: Callable[[str], Any]   # raises ValueError; its str() says what it takes
 
     def get(self, config: FrontEndConfig) -> Any:
         for path in self.fields:
@@ -88,17 +110,17 @@ class Param:
         try:
             return self.parse(text)
         except ValueError:
-            raise ParamError(f"Could not set params: {self.name} must be {_KINDS[self.parse]}, not {text!r}") from None
+            raise ParamError(f"Could not set params: {self.name} must be {self.parse}, not {text!r}") from None
 
 
 PARAMS: dict[str, Param] = {param.name: param for param in (
-    Param("maxVisits", (("player", "visits"),), _count),
-    Param("maxPlayouts", (("player", "playouts"),), _count),
-    Param("maxTime", (("player", "seconds"), ("move_seconds",)), _seconds),
-    Param("numSearchThreads", (("player", "search", "batch_size"),), _count),
-    Param("ponderingEnabled", (("ponder",),), _boolean),
-    Param("resignThreshold", (("player", "resign_threshold"),), _resign_value),
-    Param("resignConsecTurns", (("player", "resign_consecutive"),), _count),
+    Param("maxVisits", (("player", "visits"),), _Whole(1, MAX_VISITS)),
+    Param("maxPlayouts", (("player", "playouts"),), _Whole(1, MAX_VISITS)),
+    Param("maxTime", (("player", "seconds"), ("move_seconds",)), _Number(0, MAX_SECONDS, open_low=True)),
+    Param("numSearchThreads", (("player", "search", "batch_size"),), _Whole(1, MAX_THREADS)),
+    Param("ponderingEnabled", (("ponder",),), _Boolean()),
+    Param("resignThreshold", (("player", "resign_threshold"),), _Number(-1, 0)),
+    Param("resignConsecTurns", (("player", "resign_consecutive"),), _Whole(1, 100)),
 )}
 
 

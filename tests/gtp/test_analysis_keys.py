@@ -167,6 +167,8 @@ def test_an_analysis_with_allow_leaves_the_player_s_tree_whole() -> None:
     ("kata-analyze b 5 allow b D4 1 avoid b E4 1", "syntax error: one allow per colour, and never with avoid (black)"),
     ("kata-analyze b 5 maxmoves -1", "syntax error: maxmoves wants a whole number from 0, not '-1'"),
     ("kata-analyze b 5 interval x", "syntax error: interval wants centiseconds, not 'x'"),
+    ("kata-analyze b -5", "syntax error: an interval is centiseconds from 0, not '-5'"),
+    ("lz-analyze 1e400", "syntax error: an interval is centiseconds from 0, not '1e400'"),
     ("kata-analyze b 5 minmoves", "syntax error: minmoves wants a value"),
     ("kata-analyze b 5 bogus 1", "syntax error: unknown key 'bogus'"),
     ("kata-genmove_analyze b 5 avoid b D4 1", "avoid and allow restrict analysis, not the move a genmove plays"),

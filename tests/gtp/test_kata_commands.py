@@ -126,17 +126,26 @@ def test_the_next_search_uses_a_new_visit_limit() -> None:
 
 
 @pytest.mark.parametrize("command, message", [
-    ("kata-set-param maxVisits lots", "Could not set params: maxVisits must be a whole number >= 1, not 'lots'"),
-    ("kata-set-param maxVisits 0", "Could not set params: maxVisits must be a whole number >= 1, not '0'"),
-    ("kata-set-param maxTime -1", "Could not set params: maxTime must be a number of seconds > 0, not '-1'"),
+    ("kata-set-param maxVisits lots", "Could not set params: maxVisits must be a whole number from 1 to "
+                                      "1125899906842624, not 'lots'"),
+    ("kata-set-param maxVisits 0", "Could not set params: maxVisits must be a whole number from 1 to "
+                                   "1125899906842624, not '0'"),
+    ("kata-set-param maxVisits 1125899906842625", "Could not set params: maxVisits must be a whole number from 1 to "
+                                                  "1125899906842624, not '1125899906842625'"),
+    ("kata-set-param numSearchThreads 100000", "Could not set params: numSearchThreads must be a whole number from 1 "
+                                               "to 4096, not '100000'"),
+    ("kata-set-param resignConsecTurns 101", "Could not set params: resignConsecTurns must be a whole number from 1 "
+                                             "to 100, not '101'"),
+    ("kata-set-param maxTime -1", "Could not set params: maxTime must be a number above 0 to 2147483647, not '-1'"),
+    ("kata-set-param maxTime inf", "Could not set params: maxTime must be a number above 0 to 2147483647, not 'inf'"),
     ("kata-set-param ponderingEnabled yes", "Could not set params: ponderingEnabled must be true or false, not 'yes'"),
     ("kata-set-param resignThreshold 0.5", "Could not set params: resignThreshold must be a number from -1 to 0, not "
                                            "'0.5'"),
     ("kata-set-param playoutDoublingAdvantage 1", "Could not set params: Unrecognized or non-overridable parameter in "
                                                   "kata-set-params: playoutDoublingAdvantage"),
     ("kata-set-param maxVisits", "Expected two arguments for kata-set-param but got 'maxVisits'"),
-    ("kata-set-params {\"maxVisits\": 5, \"maxTime\": \"soon\"}", "Could not set params: maxTime must be a number of "
-                                                                  "seconds > 0, not 'soon'"),
+    ("kata-set-params {\"maxVisits\": 5, \"maxTime\": \"soon\"}", "Could not set params: maxTime must be a number "
+                                                                  "above 0 to 2147483647, not 'soon'"),
     ("kata-set-params [1]", "Could not set params: Argument to kata-set-params must be a json object"),
     ("kata-get-param playoutDoublingAdvantage", "Invalid parameter: playoutDoublingAdvantage"),
     ("kata-get-param", "Expected one arguments for kata-get-param but got ''"),
