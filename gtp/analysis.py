@@ -39,10 +39,10 @@ the Monte-Carlo estimate for a network without that head) and
 visits. The analysis stops when the next line arrives; the genmove variants
 end with ``play VERTEX`` once the move is chosen (and played).
 
-``avoid`` and ``allow`` restrict the root's moves of their colour when it is
-the analysed one (the other colour's apply deeper in KataGo's tree and are
-accepted and ignored here; ``DEPTH`` counts from the root, so any ``DEPTH``
-covers the root); the search then grows a tree of its own.
+``avoid`` keeps its moves of its colour out of the search for the first
+``DEPTH`` plies from the root (1: the root's moves alone, when that colour is
+to move there); ``allow`` keeps every other move out. The search then grows a
+tree of its own.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,8 +79,8 @@ KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev", "mo
 @dataclass(frozen=True)
 class AnalyzeRequest:
     """Parsed analysis arguments: colour, seconds between lines (0: none), move counts (``maxmoves`` None: all),
-    what the kata format reports (see :data:`KATA_FLAGS`), and the root moves each colour may search
-    (``allowed``: colour to ``bool[N*N+1]``, from ``avoid`` / ``allow``)."""
+    what the kata format reports (see :data:`KATA_FLAGS`), and the moves ``avoid`` / ``allow`` keep out of the
+    search (``kept_out``: see :meth:`engine.Search.keep_out`; None: none)."""
 
     color: Color
     interval: float = 0.0
@@ -93,7 +93,7 @@ class AnalyzeRequest:
     pv_visits: bool = False
     pv_edge_visits: bool = False
     root_info: bool = False
-    allowed: dict[Color, np.ndarray] = field(default_factory=dict)
+    kept_out: np.ndarray | None = None
 
 
 def _fail(detail: str) -> GtpError:
@@ -128,11 +128,12 @@ def _is_number(text: str) -> bool:
 
 
 class _Restrictions:
-    """``avoid`` and ``allow`` as KataGo reads them: any number of ``avoid`` per colour, or one ``allow``."""
+    """``avoid`` and ``allow`` as KataGo reads them: any number of ``avoid`` per colour, or one ``allow``; ``until``
+    (``int64[3, N*N+1]``, rows by colour) is the plies from the root within which each move is kept out."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.masks: dict[Color, np.ndarray] = {}
+        self.until = np.zeros((3, size * size + 1), dtype=np.int64)
         self.kinds: dict[Color, str] = {}
 
     def add(self, key: str, color_text: str, moves_text: str, depth_text: str) -> None:
@@ -149,13 +150,13 @@ class _Restrictions:
             raise _fail(f"{key}: bad vertex in {moves_text!r}") from None
         if key == "allow" and color in self.kinds or key == "avoid" and self.kinds.get(color) == "allow":
             raise _fail(f"one allow per colour, and never with avoid ({color.name.lower()})")
-        mask = self.masks.get(color, np.ones(self.size * self.size + 1, dtype=np.bool_))
+        row = self.until[int(color)]
         if key == "allow":
-            mask = np.zeros_like(mask)
-            mask[actions] = True
+            row[:] = depth
+            row[actions] = 0
         else:
-            mask[actions] = False
-        self.masks[color], self.kinds[color] = mask, key
+            row[actions] = depth
+        self.kinds[color] = key
 
 
 def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) -> AnalyzeRequest:
@@ -196,7 +197,8 @@ def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) 
             raise _fail(f"{key} is a key of kata-analyze")
         else:
             raise _fail(f"unknown key {key!r}")
-    return AnalyzeRequest(color, interval, allowed=restrictions.masks, **options)  # type: ignore[arg-type]
+    kept_out = restrictions.until if restrictions.kinds else None
+    return AnalyzeRequest(color, interval, kept_out=kept_out, **options)  # type: ignore[arg-type]
 
 
 def candidates(result: SearchResult, minmoves: int = 0, maxmoves: int | None = None) -> list[int]:
@@ -326,12 +328,11 @@ class _Reporter:
 def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
         spec = parse_analyze(request.args, state.game.to_play, kata, state.rules.size)
-        allowed = spec.allowed.get(spec.color)
 
         def run(stop: Callable[[], bool], emit: Callable[[str], None]) -> None:
             reporter = _Reporter(state, spec, kata, emit)
             result, search = state.analysis(spec.color, visits=ANALYSIS_VISITS, stop=stop,
-                                            progress=reporter.progress, allowed=allowed)
+                                            progress=reporter.progress, kept_out=spec.kept_out)
             if spec.interval > 0 and not stop():
                 reporter.write(result, search)  # the tree is full or the game over: the last word
             return None
@@ -344,7 +345,7 @@ def _analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
 def _genmove_analyze(kata: bool) -> Callable[[EngineState, Request], Stream]:
     def handler(state: EngineState, request: Request) -> Stream:
         spec = parse_analyze(request.args, state.game.to_play, kata, state.rules.size)
-        if spec.allowed:
+        if spec.kept_out is not None:
             raise GtpError("avoid and allow restrict analysis, not the move a genmove plays")
         Player.concedes(state.game, spec.color)  # fails now, before the stream starts, if there is no move to make
 

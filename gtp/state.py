@@ -498,20 +498,21 @@ class EngineState:
 
     def analysis(self, color: Color, *, visits: int | None = None, seconds: float | None = None,
                  stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
-                 allowed: np.ndarray | None = None) -> tuple[SearchResult, Search]:
+                 kept_out: np.ndarray | None = None) -> tuple[SearchResult, Search]:
         """:meth:`analyse`, with the search it ran (its tree answers per-move questions: lines, ownership).
 
-        ``allowed`` (``bool[N*N+1]``) restricts the root to those moves; such a search grows a tree of its
-        own, so that the player's tree, which the next ``genmove`` reuses, keeps every move.
+        ``kept_out`` (``int[3, N*N+1]``, see :meth:`engine.Search.keep_out`) keeps moves out of the search;
+        such a search grows a tree of its own, so that the player's tree, which the next ``genmove`` reuses,
+        keeps every move.
         """
         game = Player.for_color(self.game, color)
         if visits is None and seconds is None:
             visits, seconds = self.config.player.visits, self.config.player.seconds
-        if allowed is None:
+        if kept_out is None:
             search = self.player.search_for(game)
         else:
             search = Search(game, self.player.evaluator, self.player.config.search, seed=self.config.seed)
-            search.shape_root(allowed=allowed)
+            search.keep_out(kept_out)
         result = search.run(visits, seconds=seconds, stop=stop, progress=progress)
         self._after_search()
         return result, search

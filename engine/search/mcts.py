@@ -39,6 +39,7 @@ from engine.search.tree import (
     FLOAT_ROWS,
     INT_ROWS,
     NET_VALUE,
+    PARENT,
     PROVEN,
     PROVEN_LOSS,
     PROVEN_WIN,
@@ -269,6 +270,7 @@ class Search:
         self.ownership_pool = OwnershipPool(self.rules.num_points)
         self._leaves = _Leaves(self.rules, self.geo, config.batch_size)
         self._has_score = False  # the evaluator gave scores: the tree keeps them
+        self._kept_out: np.ndarray | None = None  # int64[3, A]: see keep_out
 
     # ----------------------------------------------------------------- tree
     @property
@@ -283,6 +285,9 @@ class Search:
     def set_game(self, game: Game) -> None:
         """Search ``game``'s current position, keeping the subtree if it follows from the last root."""
         self.shaping.forget_analysis()
+        if self._kept_out is not None:  # its nodes lack the moves kept out: no later search may reuse them
+            self._kept_out = None
+            self.reset()
         actions = self.root.actions_to(game)
         self.root = Root.of(game, self.config.keep_own_eyes)
         if actions is None:
@@ -314,6 +319,28 @@ class Search:
         self.shaping.for_analysis(allowed, temperature, self.root.legal)
         if self.tree.root_expanded:
             self._reshape_root()
+
+    def keep_out(self, until: np.ndarray) -> None:
+        """Keep moves out of the search (KataGo's ``avoid`` and ``allow``): the player of colour ``c`` does not
+        play action ``a`` in the first ``until[c, a]`` plies from the root (``int[3, A]``, rows by colour; 0:
+        free), except where that would leave a position no move. It applies to the positions expanded from now
+        on, so the tree starts afresh, and lasts until the next :meth:`set_game`, which starts afresh too."""
+        self.reset()
+        self._kept_out = np.asarray(until, dtype=np.int64)
+
+    def _keep_out_of(self, count: int) -> None:
+        """Take the kept-out actions off the legal masks of the first ``count`` leaves gathered."""
+        assert self._kept_out is not None
+        leaves, parents = self._leaves, self.tree.ints[PARENT]
+        depths = np.zeros(count, dtype=np.int64)
+        for j, node in enumerate(leaves.nodes[:count]):
+            while node > 0:
+                node = parents[node]
+                depths[j] += 1
+        legal = leaves.legal[:count]
+        kept = legal & ~(self._kept_out[leaves.info[:count, TO_PLAY]] > depths[:, None])
+        some = kept.any(axis=1)
+        legal[some] = kept[some]
 
     def _reshape_root(self) -> None:
         if self.shaping.apply(self.tree):
@@ -353,6 +380,8 @@ class Search:
             count, finished = self._select(budget, self._gumbel_path(budget))
         else:
             count, finished = self._select(budget)
+        if self._kept_out is not None and count:
+            self._keep_out_of(count)
         leaves.pending = count
         return leaves.positions[:count], leaves.legal[:count], finished
 

@@ -138,6 +138,21 @@ def test_avoid_for_the_other_colour_leaves_the_root_alone() -> None:
     assert "D4" in {part.split()[1] for part in line.split("info ")[1:]}
 
 
+def test_allow_and_avoid_hold_for_their_depth() -> None:
+    """Lizzie's avoid keeps moves out of the line, not only the root: black's two moves at the root, white's one
+    reply at ply 2, none of white's F5 through ply 4, and black free again at ply 3."""
+    line = _analysis("kata-analyze b 5 allow b D4,E4 1 allow w C7 2",
+                     until=r"^info move .* pv \S+ C7 \S+")
+    lines = [_fields(part)["pv"] for part in line.split("info ")[1:]]
+    assert {pv[0] for pv in lines} == {"D4", "E4"} and any(len(pv) >= 3 for pv in lines)
+    assert all(pv[1] == "C7" for pv in lines if len(pv) > 1)
+    assert {pv[2] for pv in lines if len(pv) > 2} - {"D4", "E4", "C7"}   # ply 3 is free
+    line = _analysis("kata-analyze b 5 avoid w F5,G5,H5 4", until=r"^info move (?:.* pv \S+ \S+ \S+ \S+){3}")
+    replies = [pv[i] for pv in (_fields(part)["pv"] for part in line.split("info ")[1:]) for i in (1, 3)
+               if len(pv) > i]
+    assert replies and not set(replies) & {"F5", "G5", "H5"}
+
+
 def test_an_analysis_with_allow_leaves_the_player_s_tree_whole() -> None:
     """The restricted search grows its own tree: the next analysis, on the player's tree, searches every move."""
     session = PipeSession(size=SIZE, visits=100)

@@ -396,6 +396,32 @@ def test_the_ownership_spread_is_over_the_same_nodes(to_play: str) -> None:
     assert Search(game, Uniform(), seed=0).ownership_stdev() is None
 
 
+def test_kept_out_moves_are_not_searched_within_their_depth() -> None:
+    """Black's C3 at the root only, white's C3 in the first two plies: no node plays them there; black's second
+    move (ply 3) may; a position whose only move is kept out keeps it (the root, here: black may play only C3)."""
+    game = Game(Rules.go(5, "chinese"))
+    c3 = gtp_to_action("C3", 5)
+    until = np.zeros((3, 26), dtype=np.int64)
+    until[BLACK, c3], until[WHITE, c3] = 1, 2
+    search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
+    search.keep_out(until)
+    search.run(3000)
+    ints, count = search.tree.ints, search.tree.nodes
+    depth = np.zeros(count, dtype=np.int64)
+    for node in range(1, count):
+        depth[node] = depth[ints[3, node]] + 1      # PARENT: nodes come after their parents
+    plays_c3 = ints[ACTION, 1:count] == c3
+    assert not plays_c3[depth[1:count] <= 2].any() and plays_c3[depth[1:count] == 3].any()
+    only = np.ones((3, 26), dtype=np.int64)
+    only[BLACK, c3] = 0
+    search.set_game(game)
+    search.keep_out(only)
+    result = search.run(50)
+    assert set(np.flatnonzero(result.visits)) == {c3}
+    search.set_game(game)                             # forgets what was kept out, and the tree that lacks it
+    assert len(np.flatnonzero(search.run(200).visits)) > 1
+
+
 def test_tree_reuse_carries_the_score_and_the_ownership() -> None:
     game = Game(Rules.go(5, "chinese"))
     search = _three_node_tree(game)
