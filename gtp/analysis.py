@@ -80,7 +80,7 @@ KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev", "mo
 class AnalyzeRequest:
     """Parsed analysis arguments: colour, seconds between lines (0: none), move counts (``maxmoves`` None: all),
     what the kata format reports (see :data:`KATA_FLAGS`), and the moves ``avoid`` / ``allow`` keep out of the
-    search (``kept_out``: see :meth:`engine.Search.keep_out`; None: none)."""
+    search (``kept_out``: see :meth:`engine.Search.shape_root`; None: none)."""
 
     color: Color
     interval: float = 0.0

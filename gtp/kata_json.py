@@ -130,8 +130,9 @@ class Turn:
 class Query:
     """An analysis query, parsed: its turns and how to search and report them.
 
-    ``allowed`` maps a colour to the root moves it may search (``bool[N*N+1]``,
-    from ``avoidMoves`` / ``allowMoves``); ``warnings`` are ``(field, message)``
+    ``kept_out`` (``int[3, N*N+1]``, rows by colour; None: nothing), from ``avoidMoves`` / ``allowMoves``:
+    the plies from the root within which each move is kept out of the search
+    (:meth:`engine.Search.shape_root`); ``warnings`` are ``(field, message)``
     pairs to write before the results.
     """
 
@@ -143,7 +144,7 @@ class Query:
     include_policy: bool = False
     include_pv_visits: bool = False
     report_every: float | None = None
-    allowed: dict[Color, np.ndarray] = field(default_factory=dict)
+    kept_out: np.ndarray | None = None
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -305,14 +306,14 @@ class _Reader:
         rules = self.rules(size)
         game, moves = self.setup(rules)
         turns = self.turns(game, moves)
-        allowed = self.allowed(size)
+        kept_out = self.kept_out(size)
         for key in _UNSUPPORTED:
             if self.request.get(key):
                 self.warnings.append((key, "Not supported by this engine; ignored"))
         if self.config.warn_unused_fields:
             self.warnings += [(key, _UNUSED) for key in request if key not in _FIELDS]
         return Query(self.id, turns, self.config, flags["includeOwnership"], flags["includeMovesOwnership"],
-                     flags["includePolicy"], flags["includePVVisits"], report_every, allowed, self.warnings)
+                     flags["includePolicy"], flags["includePVVisits"], report_every, kept_out, self.warnings)
 
     def boolean(self, key: str) -> bool:
         value = self.request.get(key, False)
@@ -444,7 +445,7 @@ class _Reader:
             raise self.fail("priority", "Must be an integer")
         return [priority] * len(wanted)
 
-    def allowed(self, size: int) -> dict[Color, np.ndarray]:
+    def kept_out(self, size: int) -> np.ndarray | None:
         request = self.request
         if "avoidMoves" in request and "allowMoves" in request:
             raise self.fail("allowMoves", "Cannot specify both allowMoves and avoidMoves")
@@ -453,7 +454,8 @@ class _Reader:
         shape = "Must be a list of dicts with subfields 'player', 'moves', 'untilDepth'"
         if not isinstance(entries, list):
             raise self.fail(key, shape)
-        masks: dict[Color, np.ndarray] = {}
+        until = np.zeros((3, size * size + 1), dtype=np.int64)
+        players: set[Color] = set()
         for entry in entries:
             if not (isinstance(entry, dict) and {"player", "moves", "untilDepth"} <= set(entry)
                     and isinstance(entry["moves"], list) and _is_int(entry["untilDepth"])
@@ -462,18 +464,15 @@ class _Reader:
             color = self.player(key, entry["player"])
             actions = [self.vertex(key, m, size) if isinstance(m, str) else self.vertex(key, str(m), size)
                        for m in entry["moves"]]
-            if entry["untilDepth"] > 1:
-                self.warnings.append((key, "untilDepth above 1 is applied to the first move only"))
             if key == "allowMoves":
-                if color in masks:
+                if color in players:
                     raise self.fail(key, "Currently allowMoves only allows at most one entry per player")
-                mask = np.zeros(size * size + 1, dtype=np.bool_)
-                mask[actions] = True
+                until[color] = entry["untilDepth"]
+                until[color, actions] = 0
             else:
-                mask = masks.get(color, np.ones(size * size + 1, dtype=np.bool_))
-                mask[actions] = False
-            masks[color] = mask
-        return masks
+                until[color, actions] = entry["untilDepth"]
+            players.add(color)
+        return until if players else None
 
 
 def parse_rules(value: object, size: int) -> tuple[Rules, str]:

@@ -57,7 +57,7 @@ class _TurnJob(SearchJob):
     def __init__(self, query: Query, turn: Turn, evaluator: Evaluator) -> None:
         config = query.config
         search = Search(turn.game, evaluator, config.search)
-        search.shape_root(allowed=query.allowed.get(turn.game.to_play), temperature=config.root_policy_temperature)
+        search.shape_root(kept_out=query.kept_out, temperature=config.root_policy_temperature)
         super().__init__(search, evaluator, config.visits, playouts=config.playouts, seconds=config.seconds)
         self.query, self.turn = query, turn
         self.policy: np.ndarray | None = None

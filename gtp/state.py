@@ -501,7 +501,7 @@ class EngineState:
                  kept_out: np.ndarray | None = None) -> tuple[SearchResult, Search]:
         """:meth:`analyse`, with the search it ran (its tree answers per-move questions: lines, ownership).
 
-        ``kept_out`` (``int[3, N*N+1]``, see :meth:`engine.Search.keep_out`) keeps moves out of the search;
+        ``kept_out`` (``int[3, N*N+1]``, see :meth:`engine.Search.shape_root`) keeps moves out of the search;
         such a search grows a tree of its own, so that the player's tree, which the next ``genmove`` reuses,
         keeps every move.
         """
@@ -512,7 +512,7 @@ class EngineState:
             search = self.player.search_for(game)
         else:
             search = Search(game, self.player.evaluator, self.player.config.search, seed=self.config.seed)
-            search.keep_out(kept_out)
+            search.shape_root(kept_out=kept_out)
         result = search.run(visits, seconds=seconds, stop=stop, progress=progress)
         self._after_search()
         return result, search

@@ -270,7 +270,7 @@ class Search:
         self.ownership_pool = OwnershipPool(self.rules.num_points)
         self._leaves = _Leaves(self.rules, self.geo, config.batch_size)
         self._has_score = False  # the evaluator gave scores: the tree keeps them
-        self._kept_out: np.ndarray | None = None  # int64[3, A]: see keep_out
+        self._kept_out: np.ndarray | None = None  # int64[3, A]: see shape_root
 
     # ----------------------------------------------------------------- tree
     @property
@@ -308,28 +308,33 @@ class Search:
         """:meth:`Tree.reroot`, keeping the ownership of the nodes that stay."""
         self.ownership_pool.renumber(self.tree.reroot(child, root_legal), self.tree.nodes)
 
-    def shape_root(self, *, allowed: np.ndarray | None = None, temperature: float = 1.0) -> None:
+    def shape_root(self, *, allowed: np.ndarray | None = None, temperature: float = 1.0,
+                   kept_out: np.ndarray | None = None) -> None:
         """Analysis settings for the current root (until the root changes): search only the ``allowed``
         root actions (``bool[N*N+1]``; ignored when it leaves no legal move), and widen (``temperature``
         > 1) or sharpen the root's priors to ``prior ** (1 / temperature)``, renormalised.
 
         They apply once the root is expanded: the evaluator still sees the root with all its
         legal moves, so the network's policy of the root stays what it is.
+
+        ``kept_out`` (``int[3, A]``, rows by colour; KataGo's ``avoid`` / ``allow`` with their depth): the
+        player of colour ``c`` does not play action ``a`` in the first ``kept_out[c, a]`` plies from the root:
+        at the root as ``allowed`` does, below it by taking the moves off a position's legal actions when it
+        is expanded (except where none would be left). The tree starts afresh, and again at the next
+        :meth:`set_game`, since its nodes lack those moves.
         """
+        if kept_out is not None:
+            self.reset()
+            self._kept_out = np.asarray(kept_out, dtype=np.int64)
+            root = self._kept_out[self.root.position.to_play] == 0
+            allowed = root if allowed is None else allowed & root
         self.shaping.for_analysis(allowed, temperature, self.root.legal)
         if self.tree.root_expanded:
             self._reshape_root()
 
-    def keep_out(self, until: np.ndarray) -> None:
-        """Keep moves out of the search (KataGo's ``avoid`` and ``allow``): the player of colour ``c`` does not
-        play action ``a`` in the first ``until[c, a]`` plies from the root (``int[3, A]``, rows by colour; 0:
-        free), except where that would leave a position no move. It applies to the positions expanded from now
-        on, so the tree starts afresh, and lasts until the next :meth:`set_game`, which starts afresh too."""
-        self.reset()
-        self._kept_out = np.asarray(until, dtype=np.int64)
-
     def _keep_out_of(self, count: int) -> None:
-        """Take the kept-out actions off the legal masks of the first ``count`` leaves gathered."""
+        """Take the kept-out actions off the legal masks of the first ``count`` leaves gathered (the root's are
+        the shaping's)."""
         assert self._kept_out is not None
         leaves, parents = self._leaves, self.tree.ints[PARENT]
         depths = np.zeros(count, dtype=np.int64)
@@ -338,7 +343,8 @@ class Search:
                 node = parents[node]
                 depths[j] += 1
         legal = leaves.legal[:count]
-        kept = legal & ~(self._kept_out[leaves.info[:count, TO_PLAY]] > depths[:, None])
+        blocked = (self._kept_out[leaves.info[:count, TO_PLAY]] > depths[:, None]) & (depths[:, None] > 0)
+        kept = legal & ~blocked
         some = kept.any(axis=1)
         legal[some] = kept[some]
 

@@ -187,6 +187,15 @@ def test_clear_cache_clears_every_network_s_cache() -> None:
     assert {"id": "c", "action": "clear_cache"} in replies and evaluator.cleared == 1
 
 
+def test_allow_moves_holds_for_its_depth() -> None:
+    """White, to reply at ply 2, may answer only C7; black's moves are free: every line's second move is C7."""
+    allow = [{"player": "W", "moves": ["C7"], "untilDepth": 2}]
+    (reply,) = results(serve([query("allow", moves=[], maxVisits=200, allowMoves=allow)]))
+    lines = [info["pv"] for info in reply["moveInfos"]]
+    assert len({pv[0] for pv in lines}) > 1 and any(len(pv) > 1 for pv in lines)
+    assert all(pv[1] == "C7" for pv in lines if len(pv) > 1 and pv[0] != "C7")
+
+
 def test_query_models_names_the_networks_loaded() -> None:
     """KataGo's fields, one entry per model file, for the board sizes queried so far."""
     text = "".join(json.dumps(line) + "\n" for line in (

@@ -404,7 +404,7 @@ def test_kept_out_moves_are_not_searched_within_their_depth() -> None:
     until = np.zeros((3, 26), dtype=np.int64)
     until[BLACK, c3], until[WHITE, c3] = 1, 2
     search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
-    search.keep_out(until)
+    search.shape_root(kept_out=until)
     search.run(3000)
     ints, count = search.tree.ints, search.tree.nodes
     depth = np.zeros(count, dtype=np.int64)
@@ -415,7 +415,7 @@ def test_kept_out_moves_are_not_searched_within_their_depth() -> None:
     only = np.ones((3, 26), dtype=np.int64)
     only[BLACK, c3] = 0
     search.set_game(game)
-    search.keep_out(only)
+    search.shape_root(kept_out=only)
     result = search.run(50)
     assert set(np.flatnonzero(result.visits)) == {c3}
     search.set_game(game)                             # forgets what was kept out, and the tree that lacks it
