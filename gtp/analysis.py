@@ -142,8 +142,8 @@ class _Restrictions:
             depth = int(depth_text)
         except ValueError:
             raise _fail(f"{key} wants COLOR VERTEX,VERTEX,... DEPTH") from None
-        if depth < 1:
-            raise _fail(f"{key} wants a depth of at least 1, not {depth_text!r}")
+        if not 1 <= depth < MAX_MOVES:
+            raise _fail(f"{key} wants a depth from 1, not {depth_text!r}")
         try:
             actions = [parse_vertex(word.strip(), self.size) for word in moves_text.split(",") if word.strip()]
         except GtpError:

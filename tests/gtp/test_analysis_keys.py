@@ -173,7 +173,9 @@ def test_an_analysis_with_allow_leaves_the_player_s_tree_whole() -> None:
     ("lz-analyze b 5 ownership true", "syntax error: ownership is a key of kata-analyze"),
     ("analyze b 5 rootInfo true", "syntax error: rootInfo is a key of kata-analyze"),
     ("kata-analyze b 5 pvVisits yes", "syntax error: pvVisits wants true or false, not 'yes'"),
-    ("kata-analyze b 5 avoid b D4 0", "syntax error: avoid wants a depth of at least 1, not '0'"),
+    ("kata-analyze b 5 avoid b D4 0", "syntax error: avoid wants a depth from 1, not '0'"),
+    ("kata-analyze b 5 avoid b D4 99999999999999999999", "syntax error: avoid wants a depth from 1, not "
+                                                        "'99999999999999999999'"),
     ("kata-analyze b 5 avoid b D4", "syntax error: avoid wants COLOR VERTEX,VERTEX,... DEPTH"),
     ("kata-analyze b 5 avoid x D4 1", "syntax error: avoid wants COLOR VERTEX,VERTEX,... DEPTH"),
     ("kata-analyze b 5 avoid b Z99 1", "syntax error: avoid: bad vertex in 'Z99'"),
