@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+import gtp.state
+from engine.search.evaluator import UniformEvaluator
 from gtp.commands import build_registry
 from gtp.registry import Request
 from gtp.state import EngineState
@@ -178,14 +180,24 @@ def test_pondering_follows_ponderingenabled_and_stop() -> None:
     assert state.enabled_ponder_job() is not None
 
 
-def test_clear_cache_forgets_the_tree_and_the_evaluations() -> None:
-    state = EngineState(front_end_config(size=9, visits=8, batch=8, seed=1, network_free="rollouts"))
+class _Cached(UniformEvaluator):
+    """Uniform priors with a cache to clear (a network evaluator's)."""
+
+    cleared = 0
+
+    def clear_cache(self) -> None:
+        self.cleared += 1
+
+
+def test_clear_cache_forgets_the_tree_and_the_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluator = _Cached()
+    monkeypatch.setattr(gtp.state, "load_evaluator", lambda rules, model, options: evaluator)
+    state = EngineState(front_end_config(size=9, visits=8, batch=8, seed=1))
     state.start(background=False)
     _run(state, "genmove b")
-    tree = state.player.search_for(state.game)
-    assert tree.root_visits > 0
+    assert state.player.search_for(state.game).root_visits > 0 and evaluator.cleared == 0
     assert _run(state, "clear_cache") == ""
-    assert state.player.search_for(state.game).root_visits == 0
+    assert state.player.search_for(state.game).root_visits == 0 and evaluator.cleared == 1
 
 
 def test_kata_time_settings_and_its_list() -> None:
