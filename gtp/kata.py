@@ -1,5 +1,5 @@
 """KataGo's GTP extensions beyond analysis (its docs/GTP_Extensions.md): rules, runtime parameters, time systems,
-the cache and pondering.
+the cache, pondering and the model.
 
 ``kata-get-rules`` answers KataGo's JSON rules form (keys sorted, as KataGo writes them)::
 
@@ -97,7 +97,7 @@ def kata_set_rule(state: EngineState, request: Request) -> str:
     if len(request.args) != 2:
         raise GtpError(f"Expected two arguments for kata-set-rule but got '{' '.join(request.args)}'")
     key, text = request.args
-    form = rules_form(_go_rules(state))
+    form = rules_form(_go_rules(state), state.config.player.remove_dead_stones)
     if key not in form:
         raise GtpError(f"Unknown rules field: {key}")
     if isinstance(form[key], bool):
