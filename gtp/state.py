@@ -75,6 +75,10 @@ tree after the limit is set (another rules' network, the evaluator's batch buffe
 MIN_TREE_MOVES = 64
 """A memory limit leaves the tree room for at least this many expansions of the whole board."""
 
+RESIGN_MIN_SCORE = 10.0
+"""The front ends' player resigns only more than this many points behind (where the network has a score head):
+a person across the board would rather lose by a few points than see the engine give up a game still close."""
+
 WARM_UP_VISITS = 3
 """Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
 expansion, then a step that gathers leaves and backs them up), so that the network's work, on a board size the
@@ -113,7 +117,8 @@ class FrontEndConfig:
     rules: str | None = None
     komi: float | None = None
     player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True, temperature_moves=None,
-                                                                      near_best=0.35))
+                                                                      near_best=0.35,
+                                                                      resign_min_score=RESIGN_MIN_SCORE))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS

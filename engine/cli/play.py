@@ -88,6 +88,32 @@ def _engine_options(runtime: str) -> Any:
         log_level_option)
 
 
+_resign_options = stack(
+    click.option("--resign-threshold", type=click.FloatRange(-1, 0, max_open=True), default=None,
+                 help="Resign once the search's value of the position, from -1 (lost) to 1 (won), stays below "
+                      "this [default: -0.9]."),
+    click.option("--resign-consecutive", type=click.IntRange(min=1), default=None,
+                 help="...for this many of the engine's moves in a row [default: 3]."),
+    click.option("--resign-min-score", type=click.FloatRange(min=0), default=None,
+                 help="...and, where the network has a score head, the engine is more than this many points "
+                      "behind [default: 10]. Nobody resigns early in a handicap game (docs/gtp.md, *Resignation*)."),
+    click.option("--no-resign", is_flag=True, help="Never resign."))
+"""``engine gtp``'s resignation settings (``PlayerConfig.resign_*``); an option left out keeps the front end's
+default (:class:`gtp.state.FrontEndConfig`), which docs/gtp.md (*Resignation*) lists."""
+
+
+def _resignation(player: Any, threshold: float | None, consecutive: int | None, min_score: float | None,
+                 no_resign: bool) -> Any:
+    """The PlayerConfig ``player`` with the resignation options given applied."""
+    if no_resign and threshold is not None:
+        raise click.UsageError("give --resign-threshold or --no-resign, not both")
+    changes: dict[str, Any] = {"resign_consecutive": consecutive, "resign_min_score": min_score}
+    changes = {key: value for key, value in changes.items() if value is not None}
+    if no_resign or threshold is not None:
+        changes["resign_threshold"] = None if no_resign else threshold
+    return replace(player, **changes)
+
+
 def _check_limits(visits: int | None, seconds: float | None) -> None:
     if visits is not None and seconds is not None:
         raise click.UsageError("give --visits or --time, not both")
@@ -139,11 +165,14 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--fill-own-eyes", is_flag=True,
               help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
                    "move does, short of rare seki and capturing-race shapes).")
+@_resign_options
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, model: str | None, visits: int | None, seconds: float | None, batch: int,
-                temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
-                runtime: str, seed: int | None, log_level: str) -> None:
+                fill_own_eyes: bool, resign_threshold: float | None, resign_consecutive: int | None,
+                resign_min_score: float | None, no_resign: bool, model: str | None, visits: int | None,
+                seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
+                device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
+                log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
 
     Besides GTP 2 the engine knows the KGS, Leela Zero, KataGo, Sabaki and
@@ -163,6 +192,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
                                ponder=ponder, move_seconds=move_seconds)
+    config = replace(config, player=_resignation(config.player, resign_threshold, resign_consecutive,
+                                                 resign_min_score, no_resign))
     try:
         config.initial_rules()
     except RulesError as exc:

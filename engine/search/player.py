@@ -2,7 +2,8 @@
 
 It owns the search limits, tree reuse, root noise and temperature, and the
 decisions a search cannot make alone: when to resign (the root value stays
-below a threshold for several of the player's own moves, or a Gomoku game is
+below a threshold, and the score lead below a margin, for several of the player's own moves, never early
+in a handicap game: :mod:`engine.search.resign`; or a Gomoku game is
 over and lost: a controller may still ask for a move), when to pass (never
 into a loss under area scoring, and back at once when the opponent passed,
 the game is won as it stands and the board is settled), when to capture
@@ -60,6 +61,9 @@ class PlayerConfig:
     ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
     the moves they allow (:func:`engine.search.guard.guarded_moves`); the players of GTP, Gomocup and
     matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
+    Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
+    player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
+    more than ``resign_min_score`` points behind.
     """
 
     visits: int | None = 800
@@ -71,6 +75,7 @@ class PlayerConfig:
     near_best: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
+    resign_min_score: float = 0.0
     reuse_tree: bool = True
     remove_dead_stones: bool = True
     threat_guard: bool = False
@@ -96,7 +101,8 @@ class Player:
         self.rng = np.random.default_rng(seed)
         self._seed = seed
         self._search: Search | None = None
-        self._resignation = ResignationWatch(config.resign_threshold, config.resign_consecutive)
+        self._resignation = ResignationWatch(config.resign_threshold, config.resign_consecutive,
+                                            config.resign_min_score)
 
     def new_game(self) -> None:
         """Forget the tree and the resignation counters."""
@@ -193,7 +199,7 @@ class Player:
         before the game ends (KGS's cleanup phase).
         """
         color = game.to_play
-        if self._resignation.see(color, result):
+        if self._resignation.see(color, result, game):
             return Decision(None, True, result)
         action = self._pick(game, result)
         if action == game.rules.pass_action and dead:
