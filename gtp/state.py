@@ -55,6 +55,7 @@ from engine import (
     playout_ownership,
     start_kernel_compiler,
     stone_status,
+    with_handicap_bonus,
 )
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
@@ -373,18 +374,37 @@ class EngineState:
         return self._player
 
     def new_game(self, rules: Rules | None = None, game: Game | None = None) -> None:
-        """Start over under ``rules`` (default: the current ones), or from a ready-made ``game``."""
+        """Start over under ``rules`` (default: the current ones), or from a ready-made ``game`` (a handicap, a
+        file), played under its rules and their handicap bonus (:meth:`with_rules`)."""
         rules = game.rules if game is not None else (rules or self.rules)
         player = self._player_for(rules)
         self.rules = rules
         self._player = player
-        self._game = game if game is not None else Game(rules)
+        self._game = Game(rules) if game is None else self._played_under(game, rules)
         player.new_game()
 
     def with_rules(self, rules: Rules) -> None:
-        """Change rules that do not affect legality (komi) and keep the game: it is replayed under them."""
-        self._game = replace(GameRecord.from_game(self.game), rules=rules).replay(play_on=True)
+        """Change rules that do not affect legality (komi) and keep the game: it is replayed under them.
+
+        ``rules`` are the rules as the controller states them (``komi``, ``showboard``, ``printsgf``); a
+        handicap game is played and scored at their komi plus White's handicap bonus
+        (:func:`~engine.core.scoring.with_handicap_bonus`: ``final_score`` and the search both count it)."""
+        self._game = self._played_under(self.game, rules)
         self.rules = rules
+
+    @staticmethod
+    def _played_under(game: Game, rules: Rules) -> Game:
+        """``game`` replayed at the rules it is played under (``rules`` with its handicap bonus)."""
+        played = with_handicap_bonus(rules, game.handicap)
+        if played == game.rules:
+            return game
+        return replace(GameRecord.from_game(game), rules=played).replay(play_on=True)
+
+    def stated_game(self) -> Game:
+        """The game under the rules as stated, without the handicap bonus in its komi (what an SGF records)."""
+        if self.game.rules == self.rules:
+            return self.game
+        return replace(GameRecord.from_game(self.game), rules=self.rules).replay(play_on=True)
 
     def play(self, action: int, color: Color) -> None:
         """Play ``color``'s move; a Go game that two passes ended goes on (GTP knows no end of game)."""

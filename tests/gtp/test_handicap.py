@@ -7,13 +7,13 @@ import pytest
 from click.testing import CliRunner
 
 import gtp.state
-from engine import Evaluation, PlayerConfig, PositionBatch
+from engine import Evaluation, Game, PlayerConfig, PositionBatch, Rules, fixed_handicap
 from engine.cli import main
 from engine.core.board import TO_PLAY
 from engine.core.types import BLACK
 from engine.search.evaluator import UniformEvaluator
-from gtp.state import FrontEndConfig
-from tests.gtp.helpers import answers
+from gtp.state import EngineState, FrontEndConfig
+from tests.gtp.helpers import answers, front_end_config
 
 
 class BlackFarAhead:
@@ -81,3 +81,41 @@ def test_the_help_states_the_front_ends_resignation_defaults() -> None:
 def test_bad_resignation_options_are_usage_errors(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["gtp", *args], input="")
     assert result.exit_code == 2 and message in result.output
+
+
+HANDICAP_GAME = "boardsize 9\nkomi 0.5\nfixed_handicap 4\nplay w E5\nplay b D5\nplay w pass\nplay b pass\n"
+
+
+def _black_lead(result: str) -> float:
+    return 0.0 if result == "0" else float(result[2:]) * (1 if result[0] == "B" else -1)
+
+
+def test_final_score_gives_white_its_handicap_bonus_by_the_rules() -> None:
+    """The same four-stone game and dead-stone estimate: Chinese counting gives White 4 points more than
+    Tromp-Taylor's, AGA's 3."""
+    leads = {rules: _black_lead(answers(HANDICAP_GAME + "final_score\n", rules=rules, visits=8)[-1])
+             for rules in ("tromp-taylor", "chinese", "aga")}
+    assert leads["tromp-taylor"] - leads["chinese"] == 4 and leads["tromp-taylor"] - leads["aga"] == 3
+
+
+def test_the_bonus_stays_with_a_new_komi_and_the_file_keeps_the_komi_as_given() -> None:
+    out = answers(HANDICAP_GAME + "final_score\nkomi 6.5\nfinal_score\nshowboard\nprintsgf\n", rules="chinese",
+                  visits=8)
+    first, second, board, sgf = out[-5], out[-3], out[-2], out[-1]
+    assert _black_lead(first) - _black_lead(second) == 6
+    assert board.endswith("komi 6.5 (+4 for white's handicap)")
+    assert "HA[4]KM[6.5]" in sgf and f"RE[{second}]" in sgf
+
+
+def test_the_search_plays_a_handicap_game_at_the_komi_with_the_bonus() -> None:
+    state = EngineState(front_end_config(visits=8, rules="chinese komi=0.5", size=9))
+    state.start(background=False)
+    state.new_game(game=_handicap_game(state.rules))
+    assert state.rules.komi == 0.5 and state.game.rules.komi == 4.5
+    assert state.player.search_for(state.game).rules.komi == 4.5   # the komi of its terminal values
+
+
+def _handicap_game(rules: Rules) -> Game:
+    game = Game(rules)
+    game.place_handicap(fixed_handicap(4, rules.size))
+    return game
