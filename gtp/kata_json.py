@@ -31,6 +31,7 @@ from engine import (
     Color,
     EngineError,
     Game,
+    Level,
     Rules,
     RulesError,
     Search,
@@ -45,7 +46,7 @@ from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings
 
 __all__ = ["ProtocolError", "Action", "Turn", "Query", "ACTIONS", "MAX_REQUEST_BYTES", "MAX_DEPTH", "parse_request",
            "request_id", "parse_rules",
-           "analysis_response", "no_results", "encode"]
+           "analysis_response", "human_policy", "no_results", "encode"]
 
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")
 MAX_BOARD = 25
@@ -531,6 +532,13 @@ def _round(value: float) -> float:
 
 def _points(values: np.ndarray) -> list[float]:
     return [_round(v) for v in values]
+
+
+def human_policy(level: Level, result: SearchResult) -> list[float]:
+    """``humanPolicy``: the distribution ``level``'s move is drawn from after the search (``N*N+1`` numbers,
+    rows from the top, pass last, 0 on every move the level would not play), which KaTrain's human-like AIs
+    draw their move from."""
+    return _points(level.move_policy(result))
 
 
 def analysis_response(query: Query, turn: Turn, result: SearchResult, search: Search,

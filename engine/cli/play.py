@@ -102,6 +102,30 @@ _resign_options = stack(
 default (:class:`gtp.state.FrontEndConfig`), which docs/gtp.md (*Resignation*) lists."""
 
 
+def _level_option() -> Any:
+    from engine.search.levels import LEVELS
+
+    return click.option("--level", type=click.Choice([level.name for level in LEVELS], case_sensitive=False),
+                        default=None,
+                        help="Play like a person of this rank (uncalibrated: docs/gtp.md, *Levels*): moves drawn "
+                             "from the network's policy, fewer visits, blind spots; 'full' plays at full strength. "
+                             "Not with --visits or --time.")
+
+
+def _check_level(level: str | None, visits: int | None, seconds: float | None) -> None:
+    if level is not None and (visits is not None or seconds is not None):
+        raise click.UsageError("give --level or --visits / --time, not both")
+
+
+def _at_level(player: Any, name: str | None) -> Any:
+    """The PlayerConfig ``player`` at the level called ``name`` (None: as it is)."""
+    if name is None:
+        return player
+    from engine.search.levels import level_named
+
+    return replace(player, **level_named(name).player_settings())
+
+
 def _resignation(player: Any, threshold: float | None, consecutive: int | None, min_score: float | None,
                  no_resign: bool) -> Any:
     """The PlayerConfig ``player`` with the resignation options given applied."""
@@ -165,11 +189,13 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--fill-own-eyes", is_flag=True,
               help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
                    "move does, short of rare seki and capturing-race shapes).")
+@_level_option()
 @_resign_options
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, resign_threshold: float | None, resign_consecutive: int | None,
-                resign_min_score: float | None, no_resign: bool, model: str | None, visits: int | None,
+                fill_own_eyes: bool, level: str | None, resign_threshold: float | None,
+                resign_consecutive: int | None, resign_min_score: float | None, no_resign: bool,
+                model: str | None, visits: int | None,
                 seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
                 device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
                 log_level: str) -> None:
@@ -181,6 +207,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     commands. See docs/gtp.md for the full list.
     """
     _check_limits(visits, seconds)
+    _check_level(level, visits, seconds)
     set_blas_threads_first(runtime, threads)
     setup_logging(log_level)
     from engine import RulesError
@@ -192,8 +219,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
                                ponder=ponder, move_seconds=move_seconds)
-    config = replace(config, player=_resignation(config.player, resign_threshold, resign_consecutive,
-                                                 resign_min_score, no_resign))
+    config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
+                                                 resign_consecutive, resign_min_score, no_resign))
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -236,11 +263,12 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
               help="Rules preset or string, e.g. renju, 'chain-reaction size=7'.")
 @click.option("--color", type=click.Choice(["black", "white"]), default="black", show_default=True,
               help="Your colour: black moves first.")
+@_level_option()
 @_engine_options(runtime="auto")
-def play_command(game: str, size: int | None, rules_text: str | None, color: str, model: str | None,
-                 visits: int | None, seconds: float | None, batch: int, temperature_moves: int | None,
-                 near_best: float, device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
-                 log_level: str) -> None:
+def play_command(game: str, size: int | None, rules_text: str | None, color: str, level: str | None,
+                 model: str | None, visits: int | None, seconds: float | None, batch: int,
+                 temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                 runtime: str, seed: int | None, log_level: str) -> None:
     """Play against the engine in the terminal: the board is drawn as text after every move; type a move
     such as c3 (pass in Go), undo, help or quit.
 
@@ -248,6 +276,7 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
     pure Monte-Carlo tree search with random playouts.
     """
     _check_limits(visits, seconds)
+    _check_level(level, visits, seconds)
     set_blas_threads_first(runtime, threads)
     setup_logging(log_level)
     from engine import Color, EngineError, RulesError
@@ -257,6 +286,7 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, size=size, rules=rules_text)
+    config = replace(config, player=_at_level(config.player, level))
     try:
         state = EngineState(config)
     except RulesError as exc:
@@ -272,6 +302,10 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 @click.command("analysis")
 @click.option("-model", "--model", "model", default=None, callback=_check_model, metavar="PATH",
               help="Model file [default: the Go network bundled for each query's board size].")
+@click.option("-human-model", "--human-model", "human_model", default=None,
+              type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="KataGo's human model (KaTrain passes it): not read; a query's humanSLProfile plays the "
+                   "engine's nearest level instead (docs/gtp.md, *Levels*).")
 @click.option("-config", "--config", "config_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="KataGo analysis config (key = value lines); the keys that map onto the engine's are used.")
 @click.option("-override-config", "--override-config", "overrides", default="", metavar="K1=V1,K2=V2",
@@ -283,9 +317,9 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 @runtime_options(numpy=True)
 @seed_option(None, "Seed of the network's random symmetries (nnRandomize).")
 @log_level_option
-def analysis_command(model: str | None, config_path: str | None, overrides: str, analysis_threads: int | None,
-                     quit_without_waiting: bool, device: str | None, dtype: str, threads: int | None, runtime: str,
-                     seed: int | None, log_level: str) -> None:
+def analysis_command(model: str | None, human_model: str | None, config_path: str | None, overrides: str,
+                     analysis_threads: int | None, quit_without_waiting: bool, device: str | None, dtype: str,
+                     threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batch analysis of game collections).
 
     Accepts KataGo's command line (single or double dashes), so that a program
@@ -304,6 +338,9 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
         raise click.UsageError(str(exc)) from exc
     if unknown:
         logging.getLogger(__name__).warning("config keys with no meaning here, ignored: %s", ", ".join(unknown))
+    if human_model is not None:
+        logging.getLogger(__name__).info("human model %s is not read: a humanSLProfile plays the engine's "
+                                         "nearest level", human_model)
     if analysis_threads is not None:
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, dtype=dtype, runtime=runtime,

@@ -30,6 +30,7 @@ from engine.core.types import Color, GameOverError
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
+from engine.search.levels import without_blind_spots
 from engine.search.mcts import Search, SearchConfig, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
@@ -61,6 +62,9 @@ class PlayerConfig:
     ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
     the moves they allow (:func:`engine.search.guard.guarded_moves`); the players of GTP, Gomocup and
     matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
+    Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
+    ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
+    of the board, hidden in blocks afresh at each move.
     Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
     player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
     more than ``resign_min_score`` points behind.
@@ -73,6 +77,8 @@ class PlayerConfig:
     temperature: float = 1.0
     temperature_moves: int | None = 0
     near_best: float = 0.0
+    root_temperature: float = 1.0
+    blind_spots: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
     resign_min_score: float = 0.0
@@ -121,17 +127,20 @@ class Player:
 
     def search_for(self, game: Game, *, to_play: bool = False, deadline: Deadline | None = None) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused. ``to_play``:
-        the search chooses a move to play, so the threat guard (``config.threat_guard``) shapes its root,
-        reading until ``deadline`` at most; analysis sees every move."""
+        the search chooses a move to play, so the threat guard (``config.threat_guard``, reading until
+        ``deadline`` at most), the blind spots and the root temperature shape its root; analysis sees every
+        move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
         if self._search is None or fresh or self._search.rules != game.rules:
             self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
         else:
             self._search.set_game(game)
-        if to_play and self.config.threat_guard:
-            allowed = guarded_moves(game, self.evaluator, deadline=deadline)
-            if allowed is not None:
-                self._search.shape_root(allowed=allowed)
+        if to_play:
+            allowed = guarded_moves(game, self.evaluator, deadline=deadline) if self.config.threat_guard else None
+            if self.config.blind_spots > 0:
+                allowed = without_blind_spots(allowed, game.legal_mask(), self.config.blind_spots, self.rng)
+            if allowed is not None or self.config.root_temperature != 1.0:
+                self._search.shape_root(allowed=allowed, temperature=self.config.root_temperature)
         return self._search
 
     def analyse(self, game: Game, *, visits: int | None = None, playouts: int | None = None,
