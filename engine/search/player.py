@@ -19,7 +19,7 @@ visited).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -65,6 +65,9 @@ class PlayerConfig:
     Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
     ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
     of the board, hidden in blocks afresh at each move.
+    In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
+    dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
+    reads lost (White giving stones) or won at every move, the points still tell the moves apart.
     Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
     player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
     more than ``resign_min_score`` points behind.
@@ -79,6 +82,7 @@ class PlayerConfig:
     near_best: float = 0.0
     root_temperature: float = 1.0
     blind_spots: float = 0.0
+    handicap_score_utility: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
     resign_min_score: float = 0.0
@@ -131,8 +135,9 @@ class Player:
         ``deadline`` at most), the blind spots and the root temperature shape its root; analysis sees every
         move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
-        if self._search is None or fresh or self._search.rules != game.rules:
-            self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
+        config = self._search_config(game)
+        if self._search is None or fresh or self._search.rules != game.rules or self._search.config != config:
+            self._search = Search(game, self.evaluator, config, seed=self._seed)
         else:
             self._search.set_game(game)
         if to_play:
@@ -142,6 +147,13 @@ class Player:
             if allowed is not None or self.config.root_temperature != 1.0:
                 self._search.shape_root(allowed=allowed, temperature=self.config.root_temperature)
         return self._search
+
+    def _search_config(self, game: Game) -> SearchConfig:
+        """The search's settings for ``game``: with the score utility of a handicap game where it applies."""
+        utility = self.config.handicap_score_utility
+        if game.handicap and utility and not self.config.search.score_utility:
+            return replace(self.config.search, score_utility=utility)
+        return self.config.search
 
     def analyse(self, game: Game, *, visits: int | None = None, playouts: int | None = None,
                 seconds: float | None = None, stop: Callable[[], bool] | None = None,
