@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 import gtp.state
-from engine import Evaluation, Game, PlayerConfig, PositionBatch, Rules, fixed_handicap
+from engine import Evaluation, EvaluatorOptions, Game, PlayerConfig, PositionBatch, Rules, fixed_handicap
 from engine.cli import main
 from engine.core.board import TO_PLAY
 from engine.core.types import BLACK
@@ -35,6 +35,15 @@ def test_white_giving_nine_stones_at_komi_half_plays_twenty_moves_without_resign
     """White's search calls every position lost by 40 points; the handicap still keeps it playing."""
     script = "boardsize 19\nkomi 0.5\nfixed_handicap 9\n" + "genmove w\ngenmove b\n" * 20
     out = answers(script, visits=8)
+    white = out[3::2]
+    assert len(white) == 20 and "resign" not in white and not any(text.startswith("?") for text in out)
+
+
+def test_the_bundled_19x19_network_giving_nine_stones_plays_on() -> None:
+    """The game as a person sets it up, on the network that reads it lost from the start (numpy, 16 visits)."""
+    script = "boardsize 19\nkomi 0.5\nfixed_handicap 9\n" + "genmove w\ngenmove b\n" * 20
+    out = answers(script, bundled=True, network_free="rollouts", visits=16,
+                  evaluator=EvaluatorOptions(runtime="numpy", seed=1))
     white = out[3::2]
     assert len(white) == 20 and "resign" not in white and not any(text.startswith("?") for text in out)
 
