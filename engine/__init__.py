@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from engine.core.ownership import DEFAULT_PLAYOUTS, StoneStatus, playout_ownership, stone_status
     from engine.core.position import Position, PositionBatch
     from engine.core.rules import Rules
+    from engine.core.scoring import HANDICAP_BONUS_RULES, handicap_bonus_rule, with_handicap_bonus
     from engine.core.types import (
         BLACK,
         WHITE,
@@ -62,6 +63,15 @@ if TYPE_CHECKING:
     from engine.nn.numpy_evaluator import NumpyEvaluator
     from engine.search.batching import Submitted, overlaps, step, submit_step
     from engine.search.evaluator import Evaluation, Evaluator, RolloutEvaluator, masked_softmax
+    from engine.search.levels import (
+        FULL_STRENGTH,
+        LEVELS,
+        Level,
+        level_named,
+        nearest_level,
+        rank_value,
+        without_blind_spots,
+    )
     from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
     from engine.search.player import Decision, Player, PlayerConfig
@@ -69,19 +79,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLACK", "COLLECTION_SUFFIXES", "CachedNetEvaluator", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError",
-    "Evaluation", "Evaluator", "EvaluatorOptions", "FORMAT_VERSION", "Game", "GameOverError", "GameRecord",
-    "HandicapError", "IllegalMoveError", "InvalidVertexError", "LARGE_GO_BOARD", "MODEL_SUFFIX", "Model",
-    "ModelFormatError", "ModelInfo", "Move", "NETWORK_FREE", "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome",
-    "PiskvorkError", "Player", "PlayerConfig", "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch",
-    "RolloutEvaluator", "Rules", "RulesError", "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult",
-    "StoneStatus", "Submitted", "WHITE", "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model",
-    "compile_ahead", "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap",
-    "free_handicap", "gtp_to_action", "judged_outcome", "list_collections", "load_evaluator", "load_model", "load_sgf",
-    "load_sgf_file", "masked_softmax", "model_name", "nodes_within", "opening_actions", "overlaps", "parse_aux_heads",
-    "pick_device", "pick_dtype", "playout_ownership", "read_collection", "read_index", "read_info", "read_json",
+    "Evaluation", "Evaluator", "EvaluatorOptions", "FORMAT_VERSION", "FULL_STRENGTH", "Game", "GameOverError",
+    "GameRecord", "HANDICAP_BONUS_RULES", "HandicapError", "IllegalMoveError", "InvalidVertexError", "LARGE_GO_BOARD",
+    "LEVELS", "Level", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move", "NETWORK_FREE", "NetConfig",
+    "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player", "PlayerConfig", "PolicyValueNet",
+    "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules", "RulesError", "SGFError", "Search",
+    "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted", "WHITE", "action_to_gtp", "action_to_sgf",
+    "atomic_path", "black_view", "bundled_model", "compile_ahead", "dump_sgf", "estimate_ownership", "fit_onto",
+    "fitting_openings", "fixed_handicap", "free_handicap", "gtp_to_action", "handicap_bonus_rule", "judged_outcome",
+    "level_named", "list_collections", "load_evaluator", "load_model", "load_sgf", "load_sgf_file", "masked_softmax",
+    "model_name", "nearest_level", "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device",
+    "pick_dtype", "playout_ownership", "rank_value", "read_collection", "read_index", "read_info", "read_json",
     "read_openings", "read_piskvork", "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action",
     "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp",
-    "write_bytes", "write_json", "write_text",
+    "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

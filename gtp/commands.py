@@ -233,8 +233,9 @@ def showboard(state: EngineState, request: Request) -> str:
     position = game.position
     lines = [to_diagram(position), f"{position.to_play.name.lower()} to play, {len(game.moves)} moves played"]
     if state.rules.game == "go":
+        bonus = game.rules.komi - state.rules.komi
         lines.append(f"captured: {position.captures(BLACK)} black, {position.captures(WHITE)} white; "
-                     f"komi {state.rules.komi:g}")
+                     f"komi {state.rules.komi:g}" + (f" (+{bonus:g} for white's handicap)" if bonus else ""))
     return "\n" + "\n".join(lines)
 
 
@@ -310,7 +311,8 @@ def loadsgf(state: EngineState, request: Request) -> str:
 def printsgf(state: EngineState, request: Request) -> str:
     """``printsgf``: the game as SGF; ``printsgf FILE`` writes it there instead."""
     args = _want(request, 0, 1 << 16)
-    text = dump_sgf(state.game)
+    game = state.game   # its result counts White's handicap bonus; the file states the komi as given
+    text = dump_sgf(state.stated_game(), result=game.outcome() if game.is_over else None)
     if not args:
         return text
     path = " ".join(args)

@@ -7,11 +7,12 @@ the cache, pondering and the model.
      "whiteHandicapBonus":"0"}
 
 ``tax`` is ``SEKI`` under territory scoring (no points in the eyes of chains in seki) and ``NONE`` under area
-scoring; ``whiteHandicapBonus`` is ``"0"``: the controller's komi is all white gets. ``kata-set-rules`` takes
-that form or one of KataGo's shorthand names (``chinese``, ``japanese``, ``tromp-taylor``, ``aga``, ...;
-:func:`gtp.kata_json.parse_rules`) and keeps the komi and the game, which is replayed under the new rules; a
-name's handicap bonus is not applied, and a JSON bonus other than ``"0"``, a button, stone scoring or Spight ko
-is refused. ``kgs-rules`` takes kgsGtp's four names (``chinese`` is ``chinese-kgs``). Rules are Go's: in
+scoring; ``whiteHandicapBonus`` is the rules' own (:func:`engine.core.scoring.handicap_bonus_rule`: ``N`` under
+Chinese rules, ``N-1`` under AGA's, ``0`` otherwise). ``kata-set-rules`` takes that form or one of KataGo's
+shorthand names (``chinese``, ``japanese``, ``tromp-taylor``, ``aga``, ...; :func:`gtp.kata_json.parse_rules`)
+and keeps the komi and the game, which is replayed under the new rules; a JSON bonus other than the rules' own,
+a button, stone scoring or Spight ko is refused. ``kgs-rules`` takes kgsGtp's four names (``chinese`` is
+``chinese-kgs``). Rules are Go's: in
 another game these commands are refused.
 """
 
@@ -21,7 +22,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from engine import EngineError, Rules
+from engine import EngineError, Rules, handicap_bonus_rule
 from gtp.kata_json import model_entry, parse_rules
 from gtp.params import PARAMS, ParamError, apply, value_text
 from gtp.protocol import SYNTAX_ERROR, GtpError
@@ -40,7 +41,7 @@ def rules_form(rules: Rules, friendly_pass: bool = True) -> dict[str, Any]:
     and has them removed when scored)."""
     return {"friendlyPassOk": friendly_pass, "hasButton": False, "ko": rules.ko.upper(),
             "scoring": rules.scoring.upper(), "suicide": rules.suicide,
-            "tax": "SEKI" if rules.scoring == "territory" else "NONE", "whiteHandicapBonus": "0"}
+            "tax": "SEKI" if rules.scoring == "territory" else "NONE", "whiteHandicapBonus": handicap_bonus_rule(rules)}
 
 
 def _go_rules(state: EngineState) -> Rules:
@@ -52,17 +53,17 @@ def _go_rules(state: EngineState) -> Rules:
 def _set_rules(state: EngineState, value: object, text: str) -> str:
     """Play on under the rules ``value`` (a shorthand name or KataGo's JSON object), komi and game kept."""
     current = _go_rules(state)
-    if isinstance(value, dict) and value.get("whiteHandicapBonus", "0") != "0":
-        raise GtpError(f"Unknown rules '{text}', whiteHandicapBonus {value['whiteHandicapBonus']} is not "
-                       f"supported: white gets the komi the controller gives")
     friendly = state.config.player.remove_dead_stones
     if isinstance(value, dict) and value.get("friendlyPassOk", friendly) != friendly:
         raise GtpError(f"Unknown rules '{text}', friendlyPassOk {str(not friendly).lower()} is not supported: "
                        f"the player {'removes' if friendly else 'keeps'} dead stones when it scores")
     try:
-        rules, _bonus = parse_rules(value, current.size)
+        rules, bonus = parse_rules(value, current.size)
     except EngineError as exc:
         raise GtpError(f"Unknown rules '{text}', {exc}") from None
+    if isinstance(value, dict) and "whiteHandicapBonus" in value and bonus != handicap_bonus_rule(rules):
+        raise GtpError(f"Unknown rules '{text}', whiteHandicapBonus {bonus} is not supported with these rules: "
+                       f"they give {handicap_bonus_rule(rules)}")
     rules = replace(rules, komi=current.komi, move_cap=current.move_cap)
     try:
         state.with_rules(rules)

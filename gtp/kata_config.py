@@ -25,6 +25,7 @@ rootFpuReductionMax        ``SearchConfig.root_fpu_reduction``
 nnCacheSizePowerOfTwo      network cache entries, ``2 ** n`` (at most ``2 ** 18``; -1: none)
 nnRandomize                a random board symmetry per network evaluation
 rules                      the rules of a query that gives none
+humanSLProfile             play a level: the nearest to the profile's rank (:func:`profile_level`)
 warnUnusedFields           warn about query fields that mean nothing here (default true)
 =========================  ===============================================================
 """
@@ -35,9 +36,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engine import EngineError, EvaluatorOptions, SearchConfig
+from engine import (
+    FULL_STRENGTH,
+    EngineError,
+    EvaluatorOptions,
+    Level,
+    SearchConfig,
+    level_named,
+    nearest_level,
+    rank_value,
+)
 
-__all__ = ["AnalysisConfig", "ConfigError", "PERSPECTIVES", "read_config", "parse_overrides", "apply_settings"]
+__all__ = ["AnalysisConfig", "ConfigError", "PERSPECTIVES", "read_config", "parse_overrides", "apply_settings",
+           "profile_level"]
 
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 MAX_CACHE_POWER = 18
@@ -62,6 +73,7 @@ class AnalysisConfig:
     root_temperature: float = 1.0
     pv_len: int = 15
     rules: str | None = None
+    human_profile: str | None = None
     warn_unused_fields: bool = True
     search: SearchConfig = field(default_factory=SearchConfig)
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
@@ -72,6 +84,11 @@ class AnalysisConfig:
         if self.max_batch is None:
             return self.analysis_threads
         return max(1, min(self.analysis_threads, self.max_batch // self.search.batch_size))
+
+    @property
+    def human_level(self) -> Level | None:
+        """The level that plays for ``humanSLProfile`` (None: none was asked for)."""
+        return None if self.human_profile is None else profile_level(self.human_profile)
 
     @property
     def root_policy_temperature(self) -> float:
@@ -119,6 +136,27 @@ def _perspective(key: str, text: str) -> str:
     return value
 
 
+def profile_level(profile: str) -> Level:
+    """The level nearest a KataGo ``humanSLProfile``: ``rank_<rank>`` and ``preaz_<rank>`` (``rank_5k``,
+    ``preaz_3d``) by their rank, ``proyear_<year>`` (a professional of that year) at full strength. There is
+    no human model here: the engine's levels stand in for it. ConfigError for another profile."""
+    style, _, rest = profile.strip().lower().partition("_")
+    try:
+        if style in ("rank", "preaz"):
+            return nearest_level(rank_value(rest))
+        if style == "proyear" and rest.isdigit():
+            return level_named(FULL_STRENGTH)
+    except ValueError:
+        pass
+    raise ConfigError(f"humanSLProfile: expected rank_<rank>, preaz_<rank> (e.g. rank_5k, preaz_3d) or "
+                      f"proyear_<year>, not {profile!r}")
+
+
+def _profile(key: str, text: str) -> str:
+    profile_level(text)
+    return text
+
+
 def _cache_entries(key: str, text: str) -> int:
     power = _int(-1, 48)(key, text)
     return 0 if power < 0 else 1 << min(power, MAX_CACHE_POWER)
@@ -153,6 +191,7 @@ _KEYS: dict[str, Callable[[AnalysisConfig, str, str], AnalysisConfig]] = {
     "nnCacheSizePowerOfTwo": _network("cache_size", _cache_entries),
     "nnRandomize": _network("random_symmetry", _bool),
     "rules": _own("rules", lambda key, text: text),
+    "humanSLProfile": _own("human_profile", _profile),
     "warnUnusedFields": _own("warn_unused_fields", _bool),
 }
 

@@ -28,23 +28,27 @@ import numpy as np
 from engine import (
     BLACK,
     FORMAT_VERSION,
+    HANDICAP_BONUS_RULES,
     WHITE,
     Color,
     EngineError,
     Game,
+    Level,
     Rules,
     RulesError,
     Search,
     SearchResult,
     action_to_gtp,
     gtp_to_action,
+    handicap_bonus_rule,
+    with_handicap_bonus,
 )
 from gtp.analysis import candidates, move_stats
 from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings
 
 __all__ = ["ProtocolError", "Action", "Turn", "Query", "ACTIONS", "MAX_REQUEST_BYTES", "MAX_DEPTH", "parse_request",
            "request_id", "parse_rules", "model_entry",
-           "analysis_response", "no_results", "encode"]
+           "analysis_response", "human_policy", "no_results", "encode"]
 
 ACTIONS = ("query_version", "query_models", "clear_cache", "terminate", "terminate_all")
 MAX_BOARD = 25
@@ -68,25 +72,25 @@ _FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "wh
            "avoidMoves", "allowMoves", "overrideSettings", "reportDuringSearchEvery", "priority", "priorities",
            *_UNSUPPORTED}
 
-# KataGo's rules names (lower case, ``_``, ``-`` and spaces alike) -> (our preset, ko override, white handicap bonus)
-_RULES_NAMES: dict[str, tuple[str, str | None, str]] = {
-    "tromptaylor": ("tromp-taylor", None, "0"),
-    "chinese": ("chinese", "simple", "N"),
-    "chineseogs": ("chinese", None, "N"),
-    "chinesekgs": ("chinese", None, "N"),
-    "japanese": ("japanese", None, "0"),
-    "korean": ("japanese", None, "0"),
-    "aga": ("aga", None, "N-1"),
-    "bga": ("aga", None, "N-1"),
-    "french": ("aga", None, "N-1"),
-    "newzealand": ("new-zealand", None, "0"),
-    "nz": ("new-zealand", None, "0"),
+# KataGo's rules names (lower case, ``_``, ``-`` and spaces alike) -> (our preset, ko override); the white handicap
+# bonus is the preset's (handicap_bonus_rule)
+_RULES_NAMES: dict[str, tuple[str, str | None]] = {
+    "tromptaylor": ("tromp-taylor", None),
+    "chinese": ("chinese", "simple"),
+    "chineseogs": ("chinese", None),
+    "chinesekgs": ("chinese", None),
+    "japanese": ("japanese", None),
+    "korean": ("japanese", None),
+    "aga": ("aga", None),
+    "bga": ("aga", None),
+    "french": ("aga", None),
+    "newzealand": ("new-zealand", None),
+    "nz": ("new-zealand", None),
 }
 _UNPLAYABLE_NAMES = {"stonescoring": "stone scoring", "ancientarea": "stone scoring",
                      "ancientterritory": "territory scoring with a tax on every group",
                      "agabutton": "a button", "goe": "Spight ko", "ing": "Spight ko"}
 _KO = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
-_BONUS = ("0", "N", "N-1")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
@@ -352,7 +356,7 @@ class _Reader:
         if komi is not None and (not _is_number(komi) or abs(komi) > 400 or komi * 2 != int(komi * 2)):
             raise self.fail("komi", "Must be an integer or half-integer from -400 to 400")
         bonus = self.request.get("whiteHandicapBonus")
-        if bonus is not None and bonus not in _BONUS:
+        if bonus is not None and bonus not in HANDICAP_BONUS_RULES:
             raise self.fail("whiteHandicapBonus", 'Must be "0", "N" or "N-1"')
         try:
             rules, rules_bonus = parse_rules(value, size)
@@ -398,8 +402,7 @@ class _Reader:
         black = [a for c, a in stones if c == BLACK]
         white = [a for c, a in stones if c == WHITE]
         handicap = len(black) if not white and len(black) >= 2 else 0
-        extra = {"0": 0, "N": handicap, "N-1": max(handicap - 1, 0)}[self.bonus]
-        rules = replace(rules, komi=rules.komi + extra)
+        rules = with_handicap_bonus(rules, handicap, self.bonus)
         game = Game(rules)
         try:
             game.setup(black=black, white=white, to_play=to_play)
@@ -487,9 +490,9 @@ def parse_rules(value: object, size: int) -> tuple[Rules, str]:
                              f"supported)")
         if name not in _RULES_NAMES:
             raise RulesError(f"Could not parse rules: {value}")
-        preset, ko, bonus = _RULES_NAMES[name]
+        preset, ko = _RULES_NAMES[name]
         rules = Rules.go(size, preset)
-        return (rules if ko is None else replace(rules, ko=ko)), bonus
+        return (rules if ko is None else replace(rules, ko=ko)), handicap_bonus_rule(rules)  # the preset's bonus
     if not isinstance(value, dict):
         raise RulesError(_RULES_ERROR)
     return _rules_object(value, size)
@@ -512,7 +515,7 @@ def _rules_object(value: dict[str, Any], size: int) -> tuple[Rules, str]:
                          f"NONE, TERRITORY with tax SEKI)")
     if value.get("hasButton", False) is not False:
         raise RulesError("Could not parse rules: hasButton is not supported")
-    if not isinstance(value.get("suicide", False), bool) or bonus not in _BONUS:
+    if not isinstance(value.get("suicide", False), bool) or bonus not in HANDICAP_BONUS_RULES:
         raise RulesError("Could not parse rules: suicide must be a boolean and whiteHandicapBonus 0, N or N-1")
     rules = Rules.go(size, "japanese" if scoring == "TERRITORY" else "chinese")
     rules = rules.with_options({"ko": _KO[ko], "suicide": "yes" if value.get("suicide", False) else "no"})
@@ -531,6 +534,13 @@ def _round(value: float) -> float:
 
 def _points(values: np.ndarray) -> list[float]:
     return [_round(v) for v in values]
+
+
+def human_policy(level: Level, result: SearchResult) -> list[float]:
+    """``humanPolicy``: the distribution ``level``'s move is drawn from after the search (``N*N+1`` numbers,
+    rows from the top, pass last, 0 on every move the level would not play), which KaTrain's human-like AIs
+    draw their move from."""
+    return _points(level.move_policy(result))
 
 
 def analysis_response(query: Query, turn: Turn, result: SearchResult, search: Search,

@@ -27,7 +27,17 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from engine import EngineError, Evaluation, Evaluator, PositionBatch, Rules, Search, SearchJob, step
+from engine import (
+    EngineError,
+    Evaluation,
+    Evaluator,
+    PositionBatch,
+    Rules,
+    Search,
+    SearchJob,
+    step,
+    without_blind_spots,
+)
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import (
     MAX_REQUEST_BYTES,
@@ -37,6 +47,7 @@ from gtp.kata_json import (
     Turn,
     analysis_response,
     encode,
+    human_policy,
     model_entry,
     no_results,
     parse_request,
@@ -52,13 +63,23 @@ _EOF = object()
 
 
 class _TurnJob(SearchJob):
-    """The search of one analysed turn; keeps the network's policy of the root from its first evaluation."""
+    """The search of one analysed turn; keeps the network's policy of the root from its first evaluation.
 
-    def __init__(self, query: Query, turn: Turn, evaluator: Evaluator) -> None:
+    A query with a ``humanSLProfile`` searches as its level plays (the level's visits, blind spots drawn
+    from ``rng`` and root temperature) and answers the level's move distribution as ``humanPolicy``.
+    """
+
+    def __init__(self, query: Query, turn: Turn, evaluator: Evaluator, rng: np.random.Generator) -> None:
         config = query.config
         search = Search(turn.game, evaluator, config.search)
-        search.shape_root(kept_out=query.kept_out, temperature=config.root_policy_temperature)
-        super().__init__(search, evaluator, config.visits, playouts=config.playouts, seconds=config.seconds)
+        allowed, temperature, visits = None, config.root_policy_temperature, config.visits
+        self.level = config.human_level
+        if self.level is not None and self.level.visits is not None:
+            allowed = without_blind_spots(None, turn.game.legal_mask(), self.level.blind_spots, rng)
+            temperature *= self.level.root_temperature
+            visits = self.level.visits
+        search.shape_root(allowed=allowed, kept_out=query.kept_out, temperature=temperature)
+        super().__init__(search, evaluator, visits, playouts=config.playouts, seconds=config.seconds)
         self.query, self.turn = query, turn
         self.policy: np.ndarray | None = None
         self.reported = time.monotonic()
@@ -75,7 +96,11 @@ class _TurnJob(SearchJob):
         super().complete(evaluation)
 
     def response(self, during: bool) -> dict[str, Any]:
-        return analysis_response(self.query, self.turn, self.result(), self.search, self.policy, during)
+        result = self.result()
+        reply = analysis_response(self.query, self.turn, result, self.search, self.policy, during)
+        if self.level is not None:
+            reply["humanPolicy"] = human_policy(self.level, result)
+        return reply
 
 
 class AnalysisSession:
@@ -102,6 +127,8 @@ class AnalysisSession:
         self._ended = False
         self._broken = False
         self._warned_heads = False
+        self._warned_profiles: set[str] = set()
+        self._rng = np.random.default_rng(config.evaluator.seed)   # the levels' blind spots
 
     # ------------------------------------------------------------- running
     def run(self, read_ahead: bool = False) -> None:
@@ -189,8 +216,18 @@ class AnalysisSession:
             return
         for field, message in request.warnings:
             self._write({"id": request.id, "field": field, "warning": message})
+        self._warn_of_profile(request.config)
         for turn in request.turns:
             heapq.heappush(self._pending, (-turn.priority, next(self._order), request, turn))
+
+    def _warn_of_profile(self, config: AnalysisConfig) -> None:
+        """Say once per profile, on stderr, which level plays for a ``humanSLProfile``."""
+        profile, level = config.human_profile, config.human_level
+        if profile is None or level is None or profile in self._warned_profiles:
+            return
+        self._warned_profiles.add(profile)
+        log.warning("humanSLProfile %s: no human model here; the engine's level %s plays instead (the nearest; "
+                    "levels are uncalibrated, docs/gtp.md, Levels)", profile, level.name)
 
     def _evaluator(self, rules: Rules, query_id: str) -> Evaluator:
         if rules.size not in self._evaluators:
@@ -247,7 +284,7 @@ class AnalysisSession:
         while self._pending and len(self._active) < self.config.concurrent:
             _, _, query, turn = heapq.heappop(self._pending)
             try:
-                self._active.append(_TurnJob(query, turn, self._evaluators[turn.game.rules.size]))
+                self._active.append(_TurnJob(query, turn, self._evaluators[turn.game.rules.size], self._rng))
             except Exception as exc:  # noqa: BLE001 -- a search that cannot start fails its turn, not the session
                 self._fail_turn(query, turn, exc)
 

@@ -55,6 +55,7 @@ from engine import (
     playout_ownership,
     start_kernel_compiler,
     stone_status,
+    with_handicap_bonus,
 )
 from gtp.protocol import BAD_VERTEX, INVALID_COLOR, SYNTAX_ERROR, GtpError
 from gtp.timecontrol import DEFAULT_LAG, TimeControl, expected_moves
@@ -74,6 +75,14 @@ MEMORY_RESERVE = 48 * 2 ** 20
 tree after the limit is set (another rules' network, the evaluator's batch buffers)."""
 MIN_TREE_MOVES = 64
 """A memory limit leaves the tree room for at least this many expansions of the whole board."""
+
+RESIGN_MIN_SCORE = 10.0
+"""The front ends' player resigns only more than this many points behind (where the network has a score head):
+a person across the board would rather lose by a few points than see the engine give up a game still close."""
+
+HANDICAP_SCORE_UTILITY = 0.3
+"""The weight of the score lead in the front ends' searches of a handicap game (KataGo's dynamic score utility
+factor): White giving stones plays for the points it needs where every move's win rate reads lost."""
 
 WARM_UP_VISITS = 3
 """Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
@@ -115,7 +124,9 @@ class FrontEndConfig:
     rules: str | None = None
     komi: float | None = None
     player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True, temperature_moves=None,
-                                                                      near_best=0.35))
+                                                                      near_best=0.35,
+                                                                      resign_min_score=RESIGN_MIN_SCORE,
+                                                                      handicap_score_utility=HANDICAP_SCORE_UTILITY))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS
@@ -396,19 +407,38 @@ class EngineState:
         return self._player
 
     def new_game(self, rules: Rules | None = None, game: Game | None = None) -> None:
-        """Start over under ``rules`` (default: the current ones), or from a ready-made ``game``."""
+        """Start over under ``rules`` (default: the current ones), or from a ready-made ``game`` (a handicap, a
+        file), played under its rules and their handicap bonus (:meth:`with_rules`)."""
         rules = game.rules if game is not None else (rules or self.rules)
         player = self._player_for(rules)
         self.rules = rules
         self._player = player
-        self._game = game if game is not None else Game(rules)
+        self._game = Game(rules) if game is None else self._played_under(game, rules)
         player.new_game()
 
     def with_rules(self, rules: Rules) -> None:
         """Change the rules and keep the game: it is replayed under them (EngineError, and nothing changed, if a
-        move of it is illegal under them)."""
-        self._game = replace(GameRecord.from_game(self.game), rules=rules).replay(play_on=True)
+        move of it is illegal under them).
+
+        ``rules`` are the rules as the controller states them (``komi``, ``showboard``, ``printsgf``); a
+        handicap game is played and scored at their komi plus White's handicap bonus
+        (:func:`~engine.core.scoring.with_handicap_bonus`: ``final_score`` and the search both count it)."""
+        self._game = self._played_under(self.game, rules)
         self.rules = rules
+
+    @staticmethod
+    def _played_under(game: Game, rules: Rules) -> Game:
+        """``game`` replayed at the rules it is played under (``rules`` with its handicap bonus)."""
+        played = with_handicap_bonus(rules, game.handicap)
+        if played == game.rules:
+            return game
+        return replace(GameRecord.from_game(game), rules=played).replay(play_on=True)
+
+    def stated_game(self) -> Game:
+        """The game under the rules as stated, without the handicap bonus in its komi (what an SGF records)."""
+        if self.game.rules == self.rules:
+            return self.game
+        return replace(GameRecord.from_game(self.game), rules=self.rules).replay(play_on=True)
 
     def play(self, action: int, color: Color) -> None:
         """Play ``color``'s move; a Go game that two passes ended goes on (GTP knows no end of game)."""

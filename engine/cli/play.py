@@ -88,6 +88,56 @@ def _engine_options(runtime: str) -> Any:
         log_level_option)
 
 
+_resign_options = stack(
+    click.option("--resign-threshold", type=click.FloatRange(-1, 0, max_open=True), default=None,
+                 help="Resign once the search's value of the position, from -1 (lost) to 1 (won), stays below "
+                      "this [default: -0.9]."),
+    click.option("--resign-consecutive", type=click.IntRange(min=1), default=None,
+                 help="...for this many of the engine's moves in a row [default: 3]."),
+    click.option("--resign-min-score", type=click.FloatRange(min=0), default=None,
+                 help="...and, where the network has a score head, the engine is more than this many points "
+                      "behind [default: 10]. Nobody resigns early in a handicap game (docs/gtp.md, *Resignation*)."),
+    click.option("--no-resign", is_flag=True, help="Never resign."))
+"""``engine gtp``'s resignation settings (``PlayerConfig.resign_*``); an option left out keeps the front end's
+default (:class:`gtp.state.FrontEndConfig`), which docs/gtp.md (*Resignation*) lists."""
+
+
+def _level_option() -> Any:
+    from engine.search.levels import LEVELS
+
+    return click.option("--level", type=click.Choice([level.name for level in LEVELS], case_sensitive=False),
+                        default=None,
+                        help="Play like a person of this rank (uncalibrated: docs/gtp.md, *Levels*): moves drawn "
+                             "from the network's policy, fewer visits, blind spots; 'full' plays at full strength. "
+                             "Not with --visits or --time.")
+
+
+def _check_level(level: str | None, visits: int | None, seconds: float | None) -> None:
+    if level is not None and (visits is not None or seconds is not None):
+        raise click.UsageError("give --level or --visits / --time, not both")
+
+
+def _at_level(player: Any, name: str | None) -> Any:
+    """The PlayerConfig ``player`` at the level called ``name`` (None: as it is)."""
+    if name is None:
+        return player
+    from engine.search.levels import level_named
+
+    return replace(player, **level_named(name).player_settings())
+
+
+def _resignation(player: Any, threshold: float | None, consecutive: int | None, min_score: float | None,
+                 no_resign: bool) -> Any:
+    """The PlayerConfig ``player`` with the resignation options given applied."""
+    if no_resign and threshold is not None:
+        raise click.UsageError("give --resign-threshold or --no-resign, not both")
+    changes: dict[str, Any] = {"resign_consecutive": consecutive, "resign_min_score": min_score}
+    changes = {key: value for key, value in changes.items() if value is not None}
+    if no_resign or threshold is not None:
+        changes["resign_threshold"] = None if no_resign else threshold
+    return replace(player, **changes)
+
+
 def _check_limits(visits: int | None, seconds: float | None) -> None:
     if visits is not None and seconds is not None:
         raise click.UsageError("give --visits or --time, not both")
@@ -144,9 +194,13 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
               help="What GTP's version command answers, as KataGo's -override-version [default: the package's "
                    "version]. Lizzie takes an engine whose command line holds override-version for KataGo and asks "
                    "it for kata-analyze: score and territory (docs/gtp.md, GUIs).")
+@_level_option()
+@_resign_options
 @_engine_options(runtime="auto")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, gtp_name: str, gtp_version: str | None, model: str | None, visits: int | None,
+                fill_own_eyes: bool, gtp_name: str, gtp_version: str | None, level: str | None,
+                resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
+                no_resign: bool, model: str | None, visits: int | None,
                 seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
                 device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
                 log_level: str) -> None:
@@ -158,6 +212,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     commands. See docs/gtp.md for the full list.
     """
     _check_limits(visits, seconds)
+    _check_level(level, visits, seconds)
     set_blas_threads_first(runtime, threads)
     setup_logging(log_level)
     from engine import RulesError
@@ -169,6 +224,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
                                ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
+    config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
+                                                 resign_consecutive, resign_min_score, no_resign))
     try:
         config.initial_rules()
     except RulesError as exc:
@@ -211,11 +268,12 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
               help="Rules preset or string, e.g. renju, 'chain-reaction size=7'.")
 @click.option("--color", type=click.Choice(["black", "white"]), default="black", show_default=True,
               help="Your colour: black moves first.")
+@_level_option()
 @_engine_options(runtime="auto")
-def play_command(game: str, size: int | None, rules_text: str | None, color: str, model: str | None,
-                 visits: int | None, seconds: float | None, batch: int, temperature_moves: int | None,
-                 near_best: float, device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
-                 log_level: str) -> None:
+def play_command(game: str, size: int | None, rules_text: str | None, color: str, level: str | None,
+                 model: str | None, visits: int | None, seconds: float | None, batch: int,
+                 temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                 runtime: str, seed: int | None, log_level: str) -> None:
     """Play against the engine in the terminal: the board is drawn as text after every move; type a move
     such as c3 (pass in Go), undo, help or quit.
 
@@ -223,6 +281,7 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
     pure Monte-Carlo tree search with random playouts.
     """
     _check_limits(visits, seconds)
+    _check_level(level, visits, seconds)
     set_blas_threads_first(runtime, threads)
     setup_logging(log_level)
     from engine import Color, EngineError, RulesError
@@ -232,6 +291,7 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, size=size, rules=rules_text)
+    config = replace(config, player=_at_level(config.player, level))
     try:
         state = EngineState(config)
     except RulesError as exc:
@@ -247,6 +307,10 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 @click.command("analysis")
 @click.option("-model", "--model", "model", default=None, callback=_check_model, metavar="PATH",
               help="Model file [default: the Go network bundled for each query's board size].")
+@click.option("-human-model", "--human-model", "human_model", default=None,
+              type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="KataGo's human model (KaTrain passes it): not read; a query's humanSLProfile plays the "
+                   "engine's nearest level instead (docs/gtp.md, *Levels*).")
 @click.option("-config", "--config", "config_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="KataGo analysis config (key = value lines); the keys that map onto the engine's are used.")
 @click.option("-override-config", "--override-config", "overrides", default="", metavar="K1=V1,K2=V2",
@@ -258,9 +322,9 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
 @runtime_options(numpy=True)
 @seed_option(None, "Seed of the network's random symmetries (nnRandomize).")
 @log_level_option
-def analysis_command(model: str | None, config_path: str | None, overrides: str, analysis_threads: int | None,
-                     quit_without_waiting: bool, device: str | None, dtype: str, threads: int | None, runtime: str,
-                     seed: int | None, log_level: str) -> None:
+def analysis_command(model: str | None, human_model: str | None, config_path: str | None, overrides: str,
+                     analysis_threads: int | None, quit_without_waiting: bool, device: str | None, dtype: str,
+                     threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
     """Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batch analysis of game collections).
 
     Accepts KataGo's command line (single or double dashes), so that a program
@@ -279,6 +343,9 @@ def analysis_command(model: str | None, config_path: str | None, overrides: str,
         raise click.UsageError(str(exc)) from exc
     if unknown:
         logging.getLogger(__name__).warning("config keys with no meaning here, ignored: %s", ", ".join(unknown))
+    if human_model is not None:
+        logging.getLogger(__name__).info("human model %s is not read: a humanSLProfile plays the engine's "
+                                         "nearest level", human_model)
     if analysis_threads is not None:
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, dtype=dtype, runtime=runtime,

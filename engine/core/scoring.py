@@ -9,20 +9,33 @@ Under territory scoring the eyes of chains in seki (:mod:`engine.core.seki`)
 count for nobody either (the Japanese rule); area scoring counts them. The
 compiled :func:`lead_of`, which the search and the playouts score finished
 games with, counts the board as it stands and leaves seki to :func:`score`.
+
+After a handicap, area counting gives White a point for each stone Black was
+given beyond what it played (KataGo's ``whiteHandicapBonus``: ``N`` under
+Chinese counting, ``N-1`` under AGA's, ``0`` under Japanese territory scoring
+and the others). The bonus is part of the komi a handicap game is played and
+scored at (:func:`with_handicap_bonus`), so the search's terminal values and
+the final score both count it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
 from engine.core.board import CAPTURED_BLACK, CAPTURED_WHITE, STONES, geometry
 from engine.core.jit import njit
+from engine.core.rules import Rules
 from engine.core.seki import seki_stones
 from engine.core.types import BLACK, EMPTY, WHITE
 
-__all__ = ["ownership", "score", "region_owners", "lead_of", "seki_eye_points"]
+__all__ = ["ownership", "score", "region_owners", "lead_of", "seki_eye_points", "HANDICAP_BONUS_RULES",
+           "handicap_bonus_rule", "white_handicap_bonus", "with_handicap_bonus"]
+
+HANDICAP_BONUS_RULES = ("0", "N", "N-1")
+"""White's compensation for ``N`` handicap stones, as KataGo's ``whiteHandicapBonus`` names it."""
 
 
 @njit(cache=True)
@@ -154,3 +167,29 @@ def score(cells: np.ndarray, info: np.ndarray, size: int, komi: float, scoring: 
         black, white = seki_eye_points(stones, geo.width, geo.action_point)
         lead -= black - white
     return float(lead)
+
+
+def handicap_bonus_rule(rules: Rules) -> str:
+    """The handicap bonus of the rules' family: ``N`` for Chinese (area scoring, no suicide, any ko rule but
+    situational superko), ``N-1`` for AGA (area scoring, situational superko, no suicide), ``0`` for every
+    other (territory scoring, and the rules that allow suicide: Tromp-Taylor, New Zealand)."""
+    if rules.game != "go" or rules.scoring != "area" or rules.suicide:
+        return "0"
+    return "N-1" if rules.ko == "situational" else "N"
+
+
+def white_handicap_bonus(handicap: int, rule: str) -> int:
+    """White's points for ``handicap`` stones (0 in an even game) under a bonus ``rule`` of
+    :data:`HANDICAP_BONUS_RULES`; ValueError for another rule or a negative count."""
+    if rule not in HANDICAP_BONUS_RULES:
+        raise ValueError(f"a handicap bonus is one of {', '.join(HANDICAP_BONUS_RULES)}, not {rule!r}")
+    if handicap < 0:
+        raise ValueError(f"a handicap is a number of stones, not {handicap}")
+    return {"0": 0, "N": handicap, "N-1": max(handicap - 1, 0)}[rule]
+
+
+def with_handicap_bonus(rules: Rules, handicap: int, rule: str | None = None) -> Rules:
+    """``rules`` at the komi a game with ``handicap`` black stones is scored at: White's bonus under ``rule``
+    (None: :func:`handicap_bonus_rule` of the rules) added to the komi."""
+    bonus = white_handicap_bonus(handicap, handicap_bonus_rule(rules) if rule is None else rule)
+    return replace(rules, komi=rules.komi + bonus) if bonus else rules

@@ -2,7 +2,8 @@
 
 It owns the search limits, tree reuse, root noise and temperature, and the
 decisions a search cannot make alone: when to resign (the root value stays
-below a threshold for several of the player's own moves, or a Gomoku game is
+below a threshold, and the score lead below a margin, for several of the player's own moves, never early
+in a handicap game: :mod:`engine.search.resign`; or a Gomoku game is
 over and lost: a controller may still ask for a move), when to pass (never
 into a loss under area scoring, and back at once when the opponent passed,
 the game is won as it stands and the board is settled), when to capture
@@ -18,7 +19,7 @@ visited).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from engine.core.types import Color, GameOverError
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
+from engine.search.levels import without_blind_spots
 from engine.search.mcts import Search, SearchConfig, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
@@ -60,6 +62,15 @@ class PlayerConfig:
     ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
     the moves they allow (:func:`engine.search.guard.guarded_moves`); the players of GTP, Gomocup and
     matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
+    Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
+    ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
+    of the board, hidden in blocks afresh at each move.
+    In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
+    dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
+    reads lost (White giving stones) or won at every move, the points still tell the moves apart.
+    Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
+    player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
+    more than ``resign_min_score`` points behind.
     """
 
     visits: int | None = 800
@@ -69,8 +80,12 @@ class PlayerConfig:
     temperature: float = 1.0
     temperature_moves: int | None = 0
     near_best: float = 0.0
+    root_temperature: float = 1.0
+    blind_spots: float = 0.0
+    handicap_score_utility: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
+    resign_min_score: float = 0.0
     reuse_tree: bool = True
     remove_dead_stones: bool = True
     threat_guard: bool = False
@@ -96,7 +111,8 @@ class Player:
         self.rng = np.random.default_rng(seed)
         self._seed = seed
         self._search: Search | None = None
-        self._resignation = ResignationWatch(config.resign_threshold, config.resign_consecutive)
+        self._resignation = ResignationWatch(config.resign_threshold, config.resign_consecutive,
+                                            config.resign_min_score)
 
     def new_game(self) -> None:
         """Forget the tree and the resignation counters."""
@@ -115,18 +131,29 @@ class Player:
 
     def search_for(self, game: Game, *, to_play: bool = False, deadline: Deadline | None = None) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused. ``to_play``:
-        the search chooses a move to play, so the threat guard (``config.threat_guard``) shapes its root,
-        reading until ``deadline`` at most; analysis sees every move."""
+        the search chooses a move to play, so the threat guard (``config.threat_guard``, reading until
+        ``deadline`` at most), the blind spots and the root temperature shape its root; analysis sees every
+        move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
-        if self._search is None or fresh or self._search.rules != game.rules:
-            self._search = Search(game, self.evaluator, self.config.search, seed=self._seed)
+        config = self._search_config(game)
+        if self._search is None or fresh or self._search.rules != game.rules or self._search.config != config:
+            self._search = Search(game, self.evaluator, config, seed=self._seed)
         else:
             self._search.set_game(game)
-        if to_play and self.config.threat_guard:
-            allowed = guarded_moves(game, self.evaluator, deadline=deadline)
-            if allowed is not None:
-                self._search.shape_root(allowed=allowed)
+        if to_play:
+            allowed = guarded_moves(game, self.evaluator, deadline=deadline) if self.config.threat_guard else None
+            if self.config.blind_spots > 0:
+                allowed = without_blind_spots(allowed, game.legal_mask(), self.config.blind_spots, self.rng)
+            if allowed is not None or self.config.root_temperature != 1.0:
+                self._search.shape_root(allowed=allowed, temperature=self.config.root_temperature)
         return self._search
+
+    def _search_config(self, game: Game) -> SearchConfig:
+        """The search's settings for ``game``: with the score utility of a handicap game where it applies."""
+        utility = self.config.handicap_score_utility
+        if game.handicap and utility and not self.config.search.score_utility:
+            return replace(self.config.search, score_utility=utility)
+        return self.config.search
 
     def analyse(self, game: Game, *, visits: int | None = None, playouts: int | None = None,
                 seconds: float | None = None, stop: Callable[[], bool] | None = None,
@@ -193,7 +220,7 @@ class Player:
         before the game ends (KGS's cleanup phase).
         """
         color = game.to_play
-        if self._resignation.see(color, result):
+        if self._resignation.see(color, result, game):
             return Decision(None, True, result)
         action = self._pick(game, result)
         if action == game.rules.pass_action and dead:

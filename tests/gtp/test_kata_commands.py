@@ -29,23 +29,26 @@ def test_kata_get_rules_answers_katago_s_json_form_with_sorted_keys() -> None:
     assert out == [json.dumps(TROMP_TAYLOR, separators=(",", ":"), sort_keys=True)]
 
 
-@pytest.mark.parametrize("name, ko, scoring, suicide, tax", [
-    ("chinese", "SIMPLE", "AREA", False, "NONE"), ("chinese-ogs", "POSITIONAL", "AREA", False, "NONE"),
-    ("japanese", "SIMPLE", "TERRITORY", False, "SEKI"), ("korean", "SIMPLE", "TERRITORY", False, "SEKI"),
-    ("tromp-taylor", "POSITIONAL", "AREA", True, "NONE"), ("aga", "SITUATIONAL", "AREA", False, "NONE"),
-    ("new-zealand", "SITUATIONAL", "AREA", True, "NONE")])
-def test_kata_set_rules_takes_katago_s_shorthands(name: str, ko: str, scoring: str, suicide: bool, tax: str) -> None:
-    """The equivalents KataGo's docs list for each name (the handicap bonus aside: the controller's komi is all)."""
+@pytest.mark.parametrize("name, ko, scoring, suicide, tax, bonus", [
+    ("chinese", "SIMPLE", "AREA", False, "NONE", "N"), ("chinese-ogs", "POSITIONAL", "AREA", False, "NONE", "N"),
+    ("japanese", "SIMPLE", "TERRITORY", False, "SEKI", "0"), ("korean", "SIMPLE", "TERRITORY", False, "SEKI", "0"),
+    ("tromp-taylor", "POSITIONAL", "AREA", True, "NONE", "0"), ("aga", "SITUATIONAL", "AREA", False, "NONE", "N-1"),
+    ("new-zealand", "SITUATIONAL", "AREA", True, "NONE", "0")])
+def test_kata_set_rules_takes_katago_s_shorthands(name: str, ko: str, scoring: str, suicide: bool, tax: str,
+                                                  bonus: str) -> None:
+    """The equivalents KataGo's docs list for each name, white's handicap bonus included."""
     out = answers(f"komi 6\nkata-set-rules {name}\nkata-get-rules\nshowboard\n", size=9)
     assert out[1] == ""
-    assert _rules(out[2]) == {**TROMP_TAYLOR, "ko": ko, "scoring": scoring, "suicide": suicide, "tax": tax}
+    assert _rules(out[2]) == {**TROMP_TAYLOR, "ko": ko, "scoring": scoring, "suicide": suicide, "tax": tax,
+                              "whiteHandicapBonus": bonus}
     assert out[3].endswith("komi 6")   # the komi stays
 
 
 def test_kata_set_rules_takes_the_json_form_and_keeps_the_game() -> None:
-    form = json.dumps({**TROMP_TAYLOR, "ko": "SIMPLE", "suicide": False})
+    form = json.dumps({**TROMP_TAYLOR, "ko": "SIMPLE", "suicide": False, "whiteHandicapBonus": "N"})
     out = answers(f"play b E5\nplay w C3\nkata-set-rules {form}\nkata-get-rules\nshowboard\n", size=9)
-    assert out[2] == "" and _rules(out[3]) == {**TROMP_TAYLOR, "ko": "SIMPLE", "suicide": False}
+    assert out[2] == "" and _rules(out[3]) == {**TROMP_TAYLOR, "ko": "SIMPLE", "suicide": False,
+                                               "whiteHandicapBonus": "N"}
     assert "2 moves played" in out[4]
 
 
@@ -71,9 +74,9 @@ def test_kgs_rules_takes_kgsgtp_s_names(name: str, expected: str) -> None:
                                   "are not supported)"),
     ("kata-set-rules nonsense", "Unknown rules 'nonsense', Could not parse rules: nonsense"),
     ("kata-set-rules {\"ko\": ", "Unknown rules '{\"ko\":', not JSON"),
-    ("kata-set-rules {\"whiteHandicapBonus\":\"N\"}", "Unknown rules '{\"whiteHandicapBonus\":\"N\"}', "
-                                                      "whiteHandicapBonus N is not supported: white gets the komi the "
-                                                      "controller gives"),
+    ("kata-set-rules {\"whiteHandicapBonus\":\"N-1\"}", "Unknown rules '{\"whiteHandicapBonus\":\"N-1\"}', "
+                                                        "whiteHandicapBonus N-1 is not supported with these rules: "
+                                                        "they give N"),
     ("kata-set-rules {\"friendlyPassOk\":false}", "Unknown rules '{\"friendlyPassOk\":false}', friendlyPassOk false is "
                                                   "not supported: the player removes dead stones when it scores"),
     ("kata-set-rule tax ALL", "Unknown rules 'tax ALL', Could not parse rules: scoring TERRITORY with tax ALL is not "

@@ -9,6 +9,7 @@ from engine.core.coords import GTP_COLUMNS, action_to_gtp, gtp_to_action
 from engine.core.game import Game
 from engine.core.handicap import HandicapError, fixed_handicap, free_handicap, max_fixed_handicap
 from engine.core.rules import MAX_SIZE, Rules
+from engine.core.scoring import handicap_bonus_rule, white_handicap_bonus, with_handicap_bonus
 from engine.core.types import BLACK, WHITE, EngineError
 from training.gtp_client import GTPClient, GTPError, gnugo_argv
 
@@ -152,3 +153,23 @@ def test_free_handicap_caps_at_half_the_board_and_refuses_nonsense() -> None:
     for stones, size in ((1, 9), (0, 9), (81, 9), (2, 1), (2, 26)):
         with pytest.raises(HandicapError):
             free_handicap(stones, size)
+
+
+@pytest.mark.parametrize("preset,rule", [("chinese", "N"), ("aga", "N-1"), ("japanese", "0"), ("tromp-taylor", "0"),
+                                         ("new-zealand", "0")])
+def test_the_white_handicap_bonus_follows_the_preset(preset: str, rule: str) -> None:
+    rules = Rules.go(19, preset, komi=0.5)
+    assert handicap_bonus_rule(rules) == rule
+    bonus = {"N": 9, "N-1": 8, "0": 0}[rule]
+    assert with_handicap_bonus(rules, 9).komi == 0.5 + bonus
+    assert with_handicap_bonus(rules, 0) == rules
+
+
+def test_the_bonus_counts_stones_by_its_rule_and_refuses_what_it_cannot_count() -> None:
+    assert [white_handicap_bonus(n, rule) for rule in ("0", "N", "N-1") for n in (0, 2, 5)] == [0, 0, 0, 0, 2, 5,
+                                                                                               0, 1, 4]
+    assert handicap_bonus_rule(Rules.gomoku()) == "0"
+    with pytest.raises(ValueError, match="N-2"):
+        white_handicap_bonus(3, "N-2")
+    with pytest.raises(ValueError, match="number of stones"):
+        white_handicap_bonus(-1, "N")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import SearchConfig, SearchResult
 from engine.search.player import GUARD_SHARE, Player, PlayerConfig
+from engine.search.resign import earliest_resignation
 
 
 class Constant:
@@ -69,6 +71,87 @@ def test_never_resigns_without_a_threshold() -> None:
     player = _player(value=-1.0, resign_threshold=None)
     game = Game(Rules.go(9))
     assert not any(player.choose(game).resign for _ in range(4))
+
+
+class Scored(Constant):
+    """:class:`Constant` with a score head: black leads by ``lead`` points everywhere."""
+
+    def __init__(self, value: float, lead: float) -> None:
+        super().__init__(value)
+        self.lead = lead
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        black = np.asarray([1.0 if p.to_play == BLACK else -1.0 for p in positions], np.float32)
+        return super().evaluate(positions, legal)._replace(score_mean=self.lead * black,
+                                                           score_stdev=np.full(len(positions), 5.0, np.float32))
+
+
+def _resignations(player: Player, game: Game, white_moves: int) -> list[bool]:
+    """Whether white (to move) resigned at each of its moves, black answering with the same player's moves."""
+    resigned = []
+    for _ in range(white_moves):
+        decision = player.choose(game)
+        resigned.append(decision.resign)
+        if decision.resign:
+            break
+        game.play(decision.action)
+        game.play(player.choose(game).action)
+    return resigned
+
+
+def test_a_side_giving_handicap_plays_on_until_the_handicap_allows_resigning() -> None:
+    """Two stones on 9x9: nobody resigns in the first 9 moves (4 a stone at 1/18 of the board each); white's
+    hopeless moves count from its move 10 on, so it resigns at its third after that, its eighth in all."""
+    game = Game(Rules.go(9, komi=0.5))
+    game.place_handicap([gtp_to_action("C3", 9), gtp_to_action("G7", 9)])
+    assert earliest_resignation(game) == 9
+    player = _player(value=0.99, resign_threshold=-0.9, resign_consecutive=3)
+    assert _resignations(player, game, 10) == [False] * 7 + [True]
+
+
+@pytest.mark.parametrize("lead, resigns", [(30.0, True), (5.0, False)])
+def test_a_hopeless_value_resigns_only_with_the_score_far_enough_behind(lead: float, resigns: bool) -> None:
+    player = Player(Scored(0.99, lead), PlayerConfig(visits=16, search=SearchConfig(batch_size=8),
+                                                     resign_min_score=10.0), seed=0)
+    game = Game(Rules.go(9))
+    game.play(gtp_to_action("E5", 9))
+    resigned = _resignations(player, game, 5)
+    assert resigned == ([False, False, True] if resigns else [False] * 5)
+
+
+class HopelessButScored(Constant):
+    """Uniform priors; black wins every position (0.99), and a stone on ``good`` is worth 10 points to its
+    owner (the score, from the side to move)."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__(0.99)
+        self.good = good
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        leads = []
+        for p in positions:
+            owner = int(p.board().reshape(-1)[self.good])
+            lead = 30.0 + {0: 0.0, BLACK: 10.0, WHITE: -10.0}[owner]   # black's
+            leads.append(lead if p.to_play == BLACK else -lead)
+        return super().evaluate(positions, legal)._replace(score_mean=np.asarray(leads, np.float32),
+                                                           score_stdev=np.full(len(positions), 5.0, np.float32))
+
+
+def test_white_giving_handicap_plays_for_points_where_every_move_reads_lost() -> None:
+    """Every move is lost for white by the win rate; only the score tells that C3 gains 10 points. With the
+    handicap score utility white plays it; in an even game, or with the utility off, the visits ignore it."""
+    good = gtp_to_action("C3", 9)
+    config = PlayerConfig(visits=200, search=SearchConfig(batch_size=4), handicap_score_utility=0.3,
+                          resign_threshold=None)
+    handicap = Game(Rules.go(9, komi=0.5))
+    handicap.place_handicap([gtp_to_action("G7", 9), gtp_to_action("G3", 9)])
+    even = Game(Rules.go(9, komi=0.5))
+    even.play(gtp_to_action("G7", 9))
+    decision = Player(HopelessButScored(good), config, seed=0).choose(handicap)
+    assert decision.action == good and decision.search is not None
+    for game, player_config in ((even, config), (handicap, replace(config, handicap_score_utility=0.0))):
+        search = Player(HopelessButScored(good), player_config, seed=0).choose(game).search
+        assert search is not None and search.visits[good] <= 2 * np.median(search.visits[search.visits > 0])
 
 
 def test_passes_back_when_the_opponent_passed_and_the_game_is_won() -> None:

@@ -1,0 +1,112 @@
+"""Playing levels: the table, the rank scale, the blind spots, and a player at a level."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from engine.core.game import Game
+from engine.core.position import Position
+from engine.core.rules import Rules
+from engine.search.evaluator import Evaluation, masked_softmax
+from engine.search.levels import (
+    FULL_STRENGTH,
+    LEVELS,
+    blind_spots,
+    level_named,
+    nearest_level,
+    rank_value,
+    without_blind_spots,
+)
+from engine.search.mcts import SearchConfig
+from engine.search.player import Player, PlayerConfig
+
+
+class Centre:
+    """Priors that favour the centre, as a network's opening policy does; value 0."""
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        n = positions[0].rules.size
+        rows, cols = np.divmod(np.arange(n * n), n)
+        logits = np.append(-0.8 * (np.abs(rows - (n - 1) / 2) + np.abs(cols - (n - 1) / 2)), -5.0)
+        masks = np.stack([p.legal_mask() for p in positions]) if legal is None else legal
+        priors = masked_softmax(np.tile(logits, (len(positions), 1)), masks)
+        return Evaluation(priors, np.zeros(len(positions), np.float32))
+
+
+def test_the_levels_grow_stronger_in_order_and_full_strength_changes_nothing() -> None:
+    named = LEVELS[:-1]
+    assert [level.name for level in LEVELS][0] == "20k" and LEVELS[-1].name == FULL_STRENGTH
+    assert [level.rank for level in named] == sorted(level.rank for level in named)
+    visits = [level.visits or 0 for level in named]
+    assert visits == sorted(visits) and len(set(visits)) == len(visits)
+    assert [level.blind_spots for level in named] == sorted((level.blind_spots for level in named), reverse=True)
+    assert level_named("full").player_settings() == {} and level_named("10K").name == "10k"
+    with pytest.raises(ValueError, match="20k, 15k"):
+        level_named("30k")
+
+
+@pytest.mark.parametrize("rank,value", [("20k", -19), ("1k", 0), ("1d", 1), ("9D", 9)])
+def test_ranks_lie_on_one_scale(rank: str, value: int) -> None:
+    assert rank_value(rank) == value
+
+
+@pytest.mark.parametrize("rank", ["0k", "k", "5 kyu", "3p", ""])
+def test_what_is_not_a_rank_is_refused(rank: str) -> None:
+    with pytest.raises(ValueError, match="not a rank"):
+        rank_value(rank)
+
+
+@pytest.mark.parametrize("rank,level", [("25k", "20k"), ("17k", "15k"), ("5k", "6k"), ("2k", "3k"), ("2d", "1d"),
+                                        ("3d", "full"), ("9d", "full")])
+def test_a_rank_maps_onto_the_nearest_level(rank: str, level: str) -> None:
+    assert nearest_level(rank_value(rank)).name == level
+
+
+def test_blind_spots_hide_whole_blocks_about_their_share_and_never_pass() -> None:
+    rng = np.random.default_rng(0)
+    assert blind_spots(19, 0.0, rng) is None
+    shares = []
+    for _ in range(200):
+        seen = blind_spots(19, 0.3, rng)
+        assert seen is not None and seen.shape == (362,) and seen[361]
+        board = seen[:361].reshape(19, 19)
+        blocks = board[:18, :18].reshape(6, 3, 6, 3)
+        assert (blocks.all(axis=(1, 3)) | ~blocks.any(axis=(1, 3))).all()   # each 3x3 block all seen or all hidden
+        shares.append(1 - board.mean())
+    assert 0.25 < float(np.mean(shares)) < 0.35
+
+
+def test_blind_spots_never_hide_every_move_that_is_left() -> None:
+    legal = np.zeros(82, dtype=bool)
+    legal[[0, 81]] = True   # A9 and pass
+    only_a9 = np.zeros(82, dtype=bool)
+    only_a9[0] = True
+    for seed in range(50):
+        assert without_blind_spots(only_a9, legal, 0.9, np.random.default_rng(seed))[0]
+
+
+def test_a_levels_search_visits_nothing_in_its_blind_spots() -> None:
+    game = Game(Rules.go(9))
+    config = PlayerConfig(search=SearchConfig(batch_size=4), **level_named("15k").player_settings())
+    for seed in range(5):
+        seen = blind_spots(9, config.blind_spots, np.random.default_rng(seed))   # the player's first draw
+        assert seen is not None
+        decision = Player(Centre(), config, seed=seed).choose(game)
+        assert decision.search is not None and not decision.search.visits[~seen].any()
+        assert seen[decision.action]
+
+
+def test_a_weak_level_draws_plausible_moves_where_full_strength_plays_one() -> None:
+    """From the same position the 20k level plays several moves, all near the centre that the policy favours (no
+    random first-line blunders); full strength plays the same move every time."""
+    game = Game(Rules.go(9))
+    weak = PlayerConfig(search=SearchConfig(batch_size=4), **level_named("20k").player_settings())
+    strong = PlayerConfig(visits=64, search=SearchConfig(batch_size=4), temperature_moves=0)
+    weak_moves = {Player(Centre(), weak, seed=seed).choose(game).action for seed in range(40)}
+    strong_moves = {Player(Centre(), strong, seed=seed).choose(game).action for seed in range(5)}
+    assert len(weak_moves) >= 3 and len(strong_moves) == 1
+    rows, cols = np.divmod(np.array(sorted(weak_moves)), 9)
+    assert (np.minimum.reduce([rows, cols, 8 - rows, 8 - cols]) >= 1).all()   # none on the first line
