@@ -671,7 +671,7 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
         if "seed" in given:
             changes.update({f"{part}.seed": seed for part in _SEEDED})
         config = replace_paths(stored or LoopConfig(), changes)
-        if "match__openings" in given:
+        if "match__openings" in given and config.match.openings:
             from engine import fitting_openings
 
             size = config.game_rules().size

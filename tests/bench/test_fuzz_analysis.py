@@ -110,10 +110,10 @@ def test_a_failure_while_handling_a_request_is_answered_with_its_id(monkeypatch:
 def test_a_search_that_cannot_start_fails_its_turn_only(monkeypatch: pytest.MonkeyPatch) -> None:
     job = kata_session._TurnJob
 
-    def start(query: Any, turn: Any, evaluator: Any) -> Any:
+    def start(query: Any, turn: Any, evaluator: Any, rng: Any) -> Any:
         if query.id == "bad":
             raise IndexError("no such point")
-        return job(query, turn, evaluator)
+        return job(query, turn, evaluator, rng)
 
     monkeypatch.setattr(kata_session, "_TurnJob", start)
     found = replies({**QUERY, "id": "bad", "analyzeTurns": [0, 2]}, QUERY)
