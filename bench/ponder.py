@@ -13,56 +13,15 @@ the largest time from writing a command to reading its answer.
 
 from __future__ import annotations
 
-import queue
 import re
 import statistics
-import subprocess
-import threading
 import time
 from typing import Any
 
-from bench.timing import BenchError, engine_process
+from bench.gtp_pipe import GtpPipe
+from bench.timing import BenchError
 
 __all__ = ["measure_ponder"]
-
-_ANSWER_TIMEOUT = 600.0
-
-
-class _Engine:
-    """``engine gtp`` over pipes; ``ask`` returns the answer's text and the seconds it took."""
-
-    def __init__(self, arguments: list[str]) -> None:
-        command, environment = engine_process("gtp", *arguments)
-        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1, env=environment)
-        self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            self._lines.put(line.rstrip("\n"))
-
-    def ask(self, command: str) -> tuple[str, float]:
-        assert self._process.stdin is not None
-        started = time.perf_counter()
-        self._process.stdin.write(command + "\n")
-        self._process.stdin.flush()
-        try:
-            lines = [self._lines.get(timeout=_ANSWER_TIMEOUT)]
-            elapsed = time.perf_counter() - started
-            while lines[-1] != "":
-                lines.append(self._lines.get(timeout=_ANSWER_TIMEOUT))
-        except queue.Empty:
-            self._process.kill()
-            raise BenchError(f"engine gtp gave no answer to {command!r}") from None
-        if not lines[0].startswith("="):
-            raise BenchError(f"engine gtp refused {command!r}: {lines[0]}")
-        return "\n".join(lines).strip()[1:].strip(), elapsed
-
-    def close(self) -> None:
-        self.ask("quit")
-        self._process.wait(60)
 
 
 def _tree_visits(answer: str) -> int:
@@ -74,7 +33,7 @@ def _tree_visits(answer: str) -> int:
 
 
 def _one(engine_args: list[str], ponder: bool, seconds: float, commands: int, size: int) -> dict[str, Any]:
-    engine = _Engine(["--size", str(size), "--ponder" if ponder else "--no-ponder", *engine_args])
+    engine = GtpPipe(["--size", str(size), "--ponder" if ponder else "--no-ponder", *engine_args])
     engine.ask("genmove b")
     time.sleep(seconds)
     expected, _ = engine.ask("reg_genmove w")

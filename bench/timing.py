@@ -12,7 +12,7 @@ from pathlib import Path
 
 __all__ = ["Rate", "measure_rate", "BenchError", "engine_process"]
 
-_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+_SOURCE_ROOT = Path(__file__).resolve().parents[1]
 
 
 def engine_process(*arguments: str, **environment: str) -> tuple[list[str], dict[str, str]]:

@@ -6,6 +6,7 @@ figures: a line of text, or one JSON object with ``--json``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,7 @@ from engine.cli.process import set_blas_threads_first, set_torch_threads
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
            "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
-           "ponder_command", "analysis_command", "gpu_command"]
+           "ponder_command", "analysis_command", "soak_command", "gpu_command"]
 
 
 def _timed(seconds: float) -> Any:
@@ -413,6 +414,57 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
         f"numAnalysisThreads {threads:>3}: {row['positions_per_s']:7.2f} positions/s (median of {runs}), "
         f"{row['network_calls']} network calls, mean batch {row['mean_batch']:.1f}"
         for threads, row in result["settings"].items()))
+
+
+@click.command("soak", context_settings={"ignore_unknown_options": True})
+@click.argument("mode", type=click.Choice(["games", "analyze"]))
+@click.option("--games", type=click.IntRange(2), default=300, show_default=True,
+              help="games: consecutive games between the two engine processes.")
+@click.option("--visits", type=click.IntRange(1), default=16, show_default=True,
+              help="games: each engine's visits a move.")
+@click.option("--random-moves", type=click.IntRange(0), default=4, show_default=True,
+              help="games: random opening moves, so that the games differ.")
+@click.option("--seconds", type=click.FloatRange(1), default=3600.0, show_default=True,
+              help="analyze: how long the session lasts.")
+@click.option("--period", type=click.FloatRange(0.5), default=10.0, show_default=True,
+              help="analyze: seconds of analysis before the top move is played.")
+@click.option("--game-moves", type=click.IntRange(1), default=200, show_default=True,
+              help="analyze: moves after which a new game begins.")
+@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size [default: 9 games, 19 analyze].")
+@json_option
+@click.argument("gtp_args", nargs=-1, type=click.UNPROCESSED)
+def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds: float, period: float,
+                 game_moves: int, size: int | None, as_json: bool, gtp_args: tuple[str, ...]) -> None:
+    """A long session on engine gtp processes (GTP_ARGS: more engine gtp options, after --): resident memory
+    after the first game or period and at the end, speed at the start and at the end, errors.
+
+    games: two processes play one game after another; analyze: one process, pondering, analyses with
+    kata-analyze and plays the top move every period."""
+    from tqdm import tqdm
+
+    from bench.soak import soak_analyze, soak_games
+
+    if mode == "games":
+        with tqdm(total=games, desc="soak", unit="game", file=sys.stderr) as bar:
+            result = _measured(soak_games, games, size or 9, visits, random_moves, list(gtp_args),
+                               lambda done: bar.update(done - bar.n))
+        speed = f"{result['moves_per_s_start']:.2f} -> {result['moves_per_s_end']:.2f} moves/s"
+        done = f"{result['games']} games, {result['moves']} moves in {result['seconds']:.0f} s"
+    else:
+        with tqdm(total=round(seconds), desc="soak", unit="s", file=sys.stderr) as bar:
+            result = _measured(soak_analyze, seconds, period, size or 19, game_moves, list(gtp_args),
+                               lambda elapsed: bar.update(round(elapsed) - bar.n))
+        speed = f"{result['visits_per_s_start']:.0f} -> {result['visits_per_s_end']:.0f} visits/s"
+        done = f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s"
+    memory = (f"{_megabytes(result['rss_first_mb'])} -> {_megabytes(result['rss_last_mb'])} MB resident "
+              f"(largest growth {100 * result['rss_growth']:+.1f}%)")
+    report({"mode": mode, "gtp_args": list(gtp_args), **result}, as_json,
+           f"{done}: {memory}, {speed}, {len(result['errors'])} errors"
+           + "".join(f"\n  {error}" for error in result["errors"][:10]))
+
+
+def _megabytes(value: float | list[float]) -> str:
+    return " + ".join(f"{mb:.0f}" for mb in value) if isinstance(value, list) else f"{value:.0f}"
 
 
 @click.command("gpu")

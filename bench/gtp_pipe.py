@@ -1,0 +1,85 @@
+"""``engine gtp`` in a child process, spoken to over pipes, for the benchmarks that time what a GUI sees.
+
+Unlike :class:`training.gtp_client.GTPClient` (a match player: one command, one answer), the pipe also reads the
+lines an analysing engine streams between answers (``kata-analyze``), and gives the child's pid, so that a
+benchmark can read its resident memory.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from bench.timing import BenchError, engine_process
+
+__all__ = ["GtpPipe", "resident_bytes"]
+
+ANSWER_TIMEOUT = 600.0
+"""Seconds the engine may take over one answer before the benchmark counts it as hung."""
+
+
+def resident_bytes(pid: int) -> int:
+    """The resident memory of process ``pid`` (its ``VmRSS``), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise BenchError(f"process {pid} reports no resident memory")
+
+
+class GtpPipe:
+    """``engine gtp ARGUMENTS``; ``ask`` returns an answer's text and the seconds it took, ``line`` the next line
+    the engine wrote (answers and streamed analysis alike)."""
+
+    def __init__(self, arguments: list[str]) -> None:
+        command, environment = engine_process("gtp", *arguments)
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, bufsize=1, env=environment)
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self._lines.put(line.rstrip("\n"))
+
+    def send(self, command: str) -> None:
+        """Write ``command`` without waiting for its answer."""
+        assert self._process.stdin is not None
+        self._process.stdin.write(command + "\n")
+        self._process.stdin.flush()
+
+    def line(self, timeout: float = ANSWER_TIMEOUT) -> str:
+        """The next line the engine writes; a :class:`BenchError` if none comes within ``timeout`` seconds."""
+        try:
+            return self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self._process.kill()
+            raise BenchError(f"engine gtp wrote nothing for {timeout:g} s") from None
+
+    def answer(self, command: str, first: str | None = None) -> str:
+        """The answer to ``command`` (whose ``first`` line may have been read already): its text, or a
+        :class:`BenchError` if the engine refused it."""
+        lines = [self.line() if first is None else first]
+        while lines[-1] != "":
+            lines.append(self.line())
+        if not lines[0].startswith("="):
+            raise BenchError(f"engine gtp refused {command!r}: {lines[0]}")
+        return "\n".join(lines).strip()[1:].strip()
+
+    def ask(self, command: str) -> tuple[str, float]:
+        started = time.perf_counter()
+        self.send(command)
+        first = self.line()
+        elapsed = time.perf_counter() - started
+        return self.answer(command, first), elapsed
+
+    def close(self) -> None:
+        self.ask("quit")
+        self._process.wait(60)

@@ -1,0 +1,177 @@
+"""``engine bench soak``: hours of play without a restart, as a GUI session or a tournament gives them.
+
+``games``: two ``engine gtp`` processes, one a side for the whole run, play one game after another through the
+match system (every move refereed by the rules core, colours alternating, random opening moves so that the games
+differ); ``analyze``: one ``engine gtp --ponder`` analyses with ``kata-analyze`` as Lizzie and Sabaki do, a move
+played every period (the top move), pondering between, a new game every ``game_moves`` moves. Both report each
+process's resident memory after the first game (or period) and at the end, the speed at the start and at the end
+(moves a second; visits a second), and every error: what grows over a long session shows here.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from bench.gtp_pipe import GtpPipe, resident_bytes
+from bench.timing import BenchError, engine_process
+
+__all__ = ["soak_games", "soak_analyze"]
+
+_EDGE_GAMES = 10
+"""Games (or periods) whose speed is the run's speed at its start (after the first) and at its end."""
+
+_SETTLE_SECONDS = 60.0
+"""analyze: memory is first read after the first period that ends this long into the session (the front end
+moves from its start-up network to torch's within it), or at the last period of a shorter one."""
+
+
+def _children() -> list[int]:
+    """The pids of this process's children (the match's engines)."""
+    import os
+    from pathlib import Path
+
+    me = str(os.getpid())
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:
+            pids.append(int(stat.parent.name))
+    return sorted(pids)
+
+
+def _memory(pids: list[int]) -> list[int]:
+    return [resident_bytes(pid) for pid in pids]
+
+
+def _growth(first: list[int], last: list[int]) -> float:
+    """The largest relative growth of one process's resident memory."""
+    return max(after / before - 1 for before, after in zip(first, last, strict=True))
+
+
+def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: list[str],
+               progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """``games`` consecutive games between two ``engine gtp --visits VISITS GTP_ARGS`` processes on a
+    ``size`` board: memory after the first game and at the end, moves a second over the first and the last
+    games, errors (a match stops at its first: an illegal move, a refused command, a hang or a death)."""
+    from engine import EngineError, Rules
+    from training.match import MatchConfig, contestant, play_match
+
+    command, _ = engine_process("gtp", "--size", str(size), "--visits", str(visits), *gtp_args)
+    spec = shlex.join(command)
+    rules = replace(Rules.parse("chinese", size=size), komi=7.0)
+    config = MatchConfig(games=games, random_moves=random_moves, scorer="board")
+    marks: list[tuple[float, int]] = [(time.perf_counter(), 0)]
+    memory: dict[str, Any] = {}
+
+    def on_game(result: Any) -> None:
+        marks.append((time.perf_counter(), result.moves))
+        pids = _children()
+        if result.games == 1:
+            memory["pids"], memory["first"] = pids, _memory(pids)
+        memory["last"] = _memory(memory["pids"])
+        if progress is not None:
+            progress(result.games)
+
+    errors: list[str] = []
+    try:
+        play_match(contestant(spec, "A", rules, config), contestant(spec, "B", rules, config), rules, config,
+                   on_game=on_game)
+    except (EngineError, ValueError) as error:
+        errors.append(str(error))
+    if len(marks) < 2:
+        raise BenchError(f"no game finished: {errors[0] if errors else 'no error'}")
+
+    def rate(first: int, last: int) -> float:
+        (start, moves_before), (end, moves_after) = marks[first], marks[last]
+        return (moves_after - moves_before) / (end - start)
+
+    played = len(marks) - 1
+    edge = min(_EDGE_GAMES, max(1, (played - 1) // 2))
+    start_from = 1 if played > edge else 0
+    return {"games": played, "moves": marks[-1][1], "seconds": marks[-1][0] - marks[0][0],
+            "rss_first_mb": [b / 2**20 for b in memory["first"]], "rss_last_mb": [b / 2**20 for b in memory["last"]],
+            "rss_growth": _growth(memory["first"], memory["last"]),
+            "moves_per_s_start": rate(start_from, start_from + edge), "moves_per_s_end": rate(played - edge, played),
+            "errors": errors}
+
+
+_ROOT_VISITS = re.compile(r"rootInfo visits (\d+)")
+_FIRST_MOVE = re.compile(r"^info move (\S+)")
+
+
+def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[str, float, list[str]]:
+    """``kata-analyze`` for ``seconds``, stopped by the command ``then`` (which is answered): the top move, the
+    root's visits a second, and the lines that were neither analysis nor answers (errors)."""
+    engine.send(f"kata-analyze {color} 20 rootInfo true")
+    header = engine.line()
+    if header != "=":
+        return "", 0.0, [f"kata-analyze answered {header!r}"]
+    started = time.perf_counter()
+    samples: list[tuple[float, int]] = []
+    top, odd = "", []
+    while time.perf_counter() - started < seconds:
+        line = engine.line()
+        visits, move = _ROOT_VISITS.search(line), _FIRST_MOVE.match(line)
+        if visits is None or move is None:
+            odd.append(line)
+            continue
+        samples.append((time.perf_counter(), int(visits.group(1))))
+        top = move.group(1)
+    then = then.format(top=top) if top else "clear_board"
+    engine.send(then)
+    while (line := engine.line()) != "":   # the analysis' last lines, then the blank line that ends it
+        if not _FIRST_MOVE.match(line):
+            odd.append(line)
+    engine.answer(then)
+    if len(samples) < 2:
+        return top, 0.0, [*odd, f"kata-analyze gave {len(samples)} analysis lines in {seconds:g} s"]
+    (t0, v0), (t1, v1) = samples[0], samples[-1]
+    return top, (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0, odd
+
+
+def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_args: list[str],
+                 progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
+    analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
+    Memory once settled (:data:`_SETTLE_SECONDS`) and at the end, the root's visits a second over the first and the last periods,
+    errors."""
+    engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
+    try:
+        engine.ask(f"boardsize {size}")
+        colors, moves, rates, errors = ("b", "w"), 0, [], []
+        first_memory: int | None = None
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            color = colors[moves % 2]
+            # The top move is played (stopping the analysis) unless it is a pass or the game is long enough.
+            then = "play " + color + " {top}" if moves + 1 < game_moves else "clear_board"
+            top, rate, odd = _analyse(engine, color, period, then)
+            rates.append(rate)
+            errors.extend(odd)
+            if first_memory is None and time.perf_counter() - started >= min(_SETTLE_SECONDS, seconds - period):
+                first_memory = resident_bytes(engine.pid)
+            moves = moves + 1 if then != "clear_board" and top and top.lower() != "pass" else 0
+            if top.lower() == "pass":
+                engine.ask("clear_board")
+            if progress is not None:
+                progress(time.perf_counter() - started)
+        last_memory = resident_bytes(engine.pid)
+    finally:
+        engine.close()
+    first_memory = first_memory or last_memory
+    edge = min(_EDGE_GAMES, max(1, (len(rates) - 1) // 2))
+    start_from = 1 if len(rates) > edge else 0
+    return {"seconds": time.perf_counter() - started, "periods": len(rates),
+            "rss_first_mb": first_memory / 2**20, "rss_last_mb": last_memory / 2**20,
+            "rss_growth": last_memory / first_memory - 1,
+            "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
+            "visits_per_s_end": statistics.median(rates[-edge:]), "errors": errors}

@@ -1,0 +1,29 @@
+"""The soak benchmark on real engine gtp processes: games finish and are counted, memory and speed are read
+from the processes, an engine that cannot start is an error, not a silent zero (:mod:`bench.soak`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.soak import soak_analyze, soak_games
+from bench.timing import BenchError
+
+
+def test_a_games_soak_counts_its_games_moves_and_memory() -> None:
+    seen: list[int] = []
+    result = soak_games(3, 5, 2, 1, [], progress=seen.append)
+    assert seen == [1, 2, 3]
+    assert result["games"] == 3 and result["moves"] >= 3 and result["errors"] == []
+    assert len(result["rss_first_mb"]) == 2 and min(result["rss_first_mb"]) > 20
+    assert result["moves_per_s_start"] > 0 and result["moves_per_s_end"] > 0
+
+
+def test_an_engine_that_cannot_start_fails_the_soak() -> None:
+    with pytest.raises(BenchError, match="no game finished"):
+        soak_games(2, 5, 2, 0, ["--no-such-option"])
+
+
+def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits() -> None:
+    result = soak_analyze(4.0, 1.0, 9, 2, [])
+    assert result["periods"] >= 3 and result["errors"] == []
+    assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
