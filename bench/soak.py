@@ -142,8 +142,8 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
                  progress: Callable[[float], None] | None = None) -> dict[str, Any]:
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
-    Memory once settled (:data:`_SETTLE_SECONDS`) and at the end, the root's visits a second over the first and the last periods,
-    errors."""
+    Memory once settled (:data:`_SETTLE_SECONDS`) and at the end, the root's visits a second over the first and
+    the last periods, errors."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
     try:
         engine.ask(f"boardsize {size}")

@@ -61,7 +61,7 @@ validate)
     done | tee "$WORK/validate.jsonl"
     ;;
 rate)
-    run engine evaluate "$WORK/model1.safetensors" "$BUNDLED" --games "$RATE_GAMES" --visits "$RATE_VISITS" \
+    run engine evaluate "$WORK/model1.safetensors" "$BUNDLED" --size 15 --games "$RATE_GAMES" --visits "$RATE_VISITS" \
         --openings "$WORK/openings.txt" --openings-within "$WITHIN" --temperature-moves 0 --no-resign \
         --threads 1 --sgf-dir "$WORK/matches/vs-bundled" --json | tee "$WORK/vs-bundled.json"
     ;;
