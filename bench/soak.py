@@ -4,18 +4,20 @@
 match system (every move refereed by the rules core, colours alternating, random opening moves so that the games
 differ); ``analyze``: one ``engine gtp --ponder`` analyses with ``kata-analyze`` as Lizzie and Sabaki do, a move
 played every period (the top move), pondering between, a new game every ``game_moves`` moves. Both report each
-process's resident memory after the first game (or period) and at the end, the speed at the start and at the end
-(moves a second; visits a second), and every error: what grows over a long session shows here.
+process's resident memory after the first game (analyze: once settled) and at the end, the speed at the start
+and at the end (moves a second; visits a second), and every error: what grows over a long session shows here.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from bench.gtp_pipe import GtpPipe, resident_bytes
@@ -33,9 +35,6 @@ moves from its start-up network to torch's within it), or at the last period of 
 
 def _children() -> list[int]:
     """The pids of this process's children (the match's engines)."""
-    import os
-    from pathlib import Path
-
     me = str(os.getpid())
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -50,6 +49,13 @@ def _children() -> list[int]:
 
 def _memory(pids: list[int]) -> list[int]:
     return [resident_bytes(pid) for pid in pids]
+
+
+def _edges(count: int) -> tuple[int, int]:
+    """Where the start's window of :data:`_EDGE_GAMES` games (periods) begins among ``count`` (after the first,
+    which warms up, where there are enough), and the windows' length."""
+    edge = min(_EDGE_GAMES, max(1, (count - 1) // 2))
+    return (1 if count > edge else 0), edge
 
 
 def _growth(first: list[int], last: list[int]) -> float:
@@ -74,9 +80,9 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
 
     def on_game(result: Any) -> None:
         marks.append((time.perf_counter(), result.moves))
-        pids = _children()
         if result.games == 1:
-            memory["pids"], memory["first"] = pids, _memory(pids)
+            memory["pids"] = _children()
+            memory["first"] = _memory(memory["pids"])
         memory["last"] = _memory(memory["pids"])
         if progress is not None:
             progress(result.games)
@@ -95,8 +101,7 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
         return (moves_after - moves_before) / (end - start)
 
     played = len(marks) - 1
-    edge = min(_EDGE_GAMES, max(1, (played - 1) // 2))
-    start_from = 1 if played > edge else 0
+    start_from, edge = _edges(played)
     return {"games": played, "moves": marks[-1][1], "seconds": marks[-1][0] - marks[0][0],
             "rss_first_mb": [b / 2**20 for b in memory["first"]], "rss_last_mb": [b / 2**20 for b in memory["last"]],
             "rss_growth": _growth(memory["first"], memory["last"]),
@@ -168,8 +173,7 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     finally:
         engine.close()
     first_memory = first_memory or last_memory
-    edge = min(_EDGE_GAMES, max(1, (len(rates) - 1) // 2))
-    start_from = 1 if len(rates) > edge else 0
+    start_from, edge = _edges(len(rates))
     return {"seconds": time.perf_counter() - started, "periods": len(rates),
             "rss_first_mb": first_memory / 2**20, "rss_last_mb": last_memory / 2**20,
             "rss_growth": last_memory / first_memory - 1,

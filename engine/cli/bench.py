@@ -436,7 +436,7 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
 def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds: float, period: float,
                  game_moves: int, size: int | None, as_json: bool, gtp_args: tuple[str, ...]) -> None:
     """A long session on engine gtp processes (GTP_ARGS: more engine gtp options, after --): resident memory
-    after the first game or period and at the end, speed at the start and at the end, errors.
+    after the first game (analyze: after the first minute) and at the end, speed at the start and at the end, errors.
 
     games: two processes play one game after another; analyze: one process, pondering, analyses with
     kata-analyze and plays the top move every period."""
