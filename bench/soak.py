@@ -67,7 +67,9 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
                progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """``games`` consecutive games between two ``engine gtp --visits VISITS GTP_ARGS`` processes on a
     ``size`` board: memory after the first game and at the end, moves a second over the first and the last
-    games, errors (a match stops at its first: an illegal move, a refused command, a hang or a death)."""
+    games, errors (a match stops at its first: an illegal move, a refused command, a hang or a death).
+    Memory is read after every game: its growth over the run's second half, once the evaluation caches (bounded,
+    filled over the first games) are full, is what a longer session would keep adding."""
     from engine import EngineError, Rules
     from training.match import MatchConfig, contestant, play_match
 
@@ -82,8 +84,7 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
         marks.append((time.perf_counter(), result.moves))
         if result.games == 1:
             memory["pids"] = _children()
-            memory["first"] = _memory(memory["pids"])
-        memory["last"] = _memory(memory["pids"])
+        memory.setdefault("by_game", []).append(_memory(memory["pids"]))
         if progress is not None:
             progress(result.games)
 
@@ -102,9 +103,12 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
 
     played = len(marks) - 1
     start_from, edge = _edges(played)
+    by_game = memory["by_game"]
     return {"games": played, "moves": marks[-1][1], "seconds": marks[-1][0] - marks[0][0],
-            "rss_first_mb": [b / 2**20 for b in memory["first"]], "rss_last_mb": [b / 2**20 for b in memory["last"]],
-            "rss_growth": _growth(memory["first"], memory["last"]),
+            "rss_first_mb": [b / 2**20 for b in by_game[0]], "rss_last_mb": [b / 2**20 for b in by_game[-1]],
+            "rss_growth": _growth(by_game[0], by_game[-1]),
+            "rss_growth_second_half": _growth(by_game[len(by_game) // 2], by_game[-1]),
+            "rss_mb_by_game": [[round(b / 2**20, 1) for b in row] for row in by_game],
             "moves_per_s_start": rate(start_from, start_from + edge), "moves_per_s_end": rate(played - edge, played),
             "errors": errors}
 

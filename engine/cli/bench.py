@@ -457,7 +457,10 @@ def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds:
         speed = f"{result['visits_per_s_start']:.0f} -> {result['visits_per_s_end']:.0f} visits/s"
         done = f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s"
     memory = (f"{_megabytes(result['rss_first_mb'])} -> {_megabytes(result['rss_last_mb'])} MB resident "
-              f"(largest growth {100 * result['rss_growth']:+.1f}%)")
+              f"(largest growth {100 * result['rss_growth']:+.1f}%")
+    if "rss_growth_second_half" in result:
+        memory += f"; over the second half {100 * result['rss_growth_second_half']:+.1f}%"
+    memory += ")"
     report({"mode": mode, "gtp_args": list(gtp_args), **result}, as_json,
            f"{done}: {memory}, {speed}, {len(result['errors'])} errors"
            + "".join(f"\n  {error}" for error in result["errors"][:10]))

@@ -15,6 +15,12 @@ def test_a_games_soak_counts_its_games_moves_and_memory() -> None:
     assert seen == [1, 2, 3]
     assert result["games"] == 3 and result["moves"] >= 3 and result["errors"] == []
     assert len(result["rss_first_mb"]) == 2 and min(result["rss_first_mb"]) > 20
+    curve = result["rss_mb_by_game"]
+    assert len(curve) == 3 and all(len(row) == 2 and min(row) > 20 for row in curve)
+    assert curve[0] == pytest.approx(result["rss_first_mb"], abs=0.1)
+    assert curve[-1] == pytest.approx(result["rss_last_mb"], abs=0.1)
+    assert result["rss_growth_second_half"] == pytest.approx(max(b / a - 1 for a, b in zip(curve[1], curve[2])),
+                                                             abs=1e-3)
     assert result["moves_per_s_start"] > 0 and result["moves_per_s_end"] > 0
 
 
