@@ -26,12 +26,13 @@ from engine.nn.model_format import (
     model_name,
     read_info,
     read_weights,
+    rewrite_info,
     weights_checksum,
 )
 from engine.nn.net import PolicyValueNet
 
 __all__ = ["FORMAT_VERSION", "METADATA_KEY", "MODEL_SUFFIX", "ModelFormatError", "ModelInfo", "Model", "model_name",
-           "save_model", "load_model", "read_info"]
+           "save_model", "load_model", "read_info", "rewrite_info"]
 
 
 @dataclass

@@ -13,11 +13,14 @@ is a JSON object (format version 2)::
                       "board_size": 19, "heads": "fc",
                       "aux_heads": ["ownership", "score"]},   # [] for none
      "generation": 12, "training_steps": 40000,
+     "komi": 6.5,                        # Go: the komi of the training games; null or absent: unknown
      "created": "2025-01-31T12:00:00+00:00",
      "weights_crc32": 1234567890}       # CRC-32 of the tensors' bytes, by sorted name
 
 Format version 1 is the same without ``aux_heads`` (networks had none); such
 files still load, as networks without auxiliary heads, and play as before.
+A field that a reader may ignore and still play as the file's network would (``komi``: without it the search
+takes the values as they are) joins the current version; one it must understand starts a new version.
 Files are always written in the current version. The tensors are the
 network's ``state_dict`` (float32 weights, batch-norm running statistics).
 Files are named :func:`model_name` + ``.safetensors``
@@ -31,6 +34,7 @@ files) and the numpy forward pass (:mod:`engine.nn.numpy_net`) share it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import zlib
 from collections.abc import Mapping
@@ -40,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.atomic import utc_timestamp
+from engine.atomic import atomic_path, utc_timestamp
 from engine.core.rules import GAMES
 from engine.core.types import EngineError
 from engine.nn.config import NetConfig, state_shapes
 
 __all__ = ["FORMAT_VERSION", "METADATA_KEY", "MODEL_SUFFIX", "ModelFormatError", "ModelInfo", "model_name",
-           "read_info", "read_weights", "weights_checksum", "is_leela_zero"]
+           "read_info", "read_weights", "rewrite_info", "weights_checksum", "is_leela_zero"]
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -74,8 +78,12 @@ class ModelInfo:
     generation: int = 0
     training_steps: int = 0
     created: str = field(default_factory=utc_timestamp)
+    komi: float | None = None
+    """Go: the komi (points) the network's values and scores were learnt at; None: unknown."""
 
     def __post_init__(self) -> None:
+        if self.komi is not None and not (isinstance(self.komi, (int, float)) and math.isfinite(self.komi)):
+            raise ValueError(f"a model's komi is a finite number of points or null, not {self.komi!r}")
         if self.game not in GAMES:
             raise ValueError(f"unknown game {self.game!r}: expected one of {', '.join(GAMES)}")
         if self.num_planes != self.config.in_planes:
@@ -99,13 +107,14 @@ class ModelInfo:
         """The metadata of the current format version (what :func:`save_model` writes)."""
         return {"format_version": FORMAT_VERSION, "game": self.game, "board_size": self.board_size,
                 "encoder": self.encoder, "num_planes": self.num_planes, "architecture": self.config.to_dict(),
-                "generation": self.generation, "training_steps": self.training_steps, "created": self.created}
+                "generation": self.generation, "training_steps": self.training_steps, "created": self.created,
+                "komi": self.komi}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ModelInfo":
         """Parse the metadata of any readable version; raises ValueError/KeyError/TypeError on anything malformed.
 
-        Version 2 must name its auxiliary heads; version 1 has none.
+        Version 2 must name its auxiliary heads; version 1 has none. A file without ``komi`` has an unknown komi.
         """
         version = int(data["format_version"])
         if version not in READABLE_VERSIONS:
@@ -119,7 +128,17 @@ class ModelInfo:
                              f"{config.board_size}")
         return cls(game=str(data["game"]), encoder=str(data["encoder"]), num_planes=int(data["num_planes"]),
                    config=config, generation=int(data["generation"]),
-                   training_steps=int(data["training_steps"]), created=str(data["created"]))
+                   training_steps=int(data["training_steps"]), created=str(data["created"]),
+                   komi=_komi(data.get("komi")))
+
+
+def _komi(value: Any) -> float | None:
+    """The metadata's komi: a number, or None (null or absent); ValueError for anything else (``true`` too)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"komi must be a number of points or null, not {value!r}")
+    return float(value)
 
 
 def weights_checksum(tensors: Mapping[str, np.ndarray]) -> int:
@@ -254,3 +273,18 @@ def _check_values(path: Path, tensors: Mapping[str, np.ndarray]) -> None:
             raise ModelFormatError(f"model {path.name}: {name} holds {array.dtype} numbers, not {expected}")
         if expected.kind == "f" and not np.isfinite(array).all():
             raise ModelFormatError(f"model {path.name} is corrupt: {name} holds NaN or infinite numbers")
+
+
+def rewrite_info(path: str | os.PathLike[str], info: ModelInfo) -> Path:
+    """Give the model file at ``path`` the description ``info``, its tensors written back byte for byte (the file
+    is read and checked first, and replaced atomically); ValueError where ``info`` describes another network."""
+    from safetensors.numpy import save_file
+
+    path, old, tensors = read_weights(path)
+    if info.config != old.config or info.encoder != old.encoder or info.game != old.game:
+        raise ValueError(f"model {path.name}: a new description must keep the network's game, encoder and "
+                         f"architecture ({old.describe()}, {old.config.name})")
+    metadata = {**info.to_dict(), "weights_crc32": weights_checksum(tensors)}
+    with atomic_path(path) as temp:
+        save_file(tensors, str(temp), metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
+    return path
