@@ -181,6 +181,7 @@ class CachedNetEvaluator:
                                    f"writes {encoder.num_planes}")
         self.config = config
         self.encoder = encoder
+        self.komi = None if info is None else info.komi  # what the search corrects its values from
         self.random_symmetry = random_symmetry
         self.decisive = decisive
         self._rng = np.random.default_rng(seed)

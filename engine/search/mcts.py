@@ -31,6 +31,7 @@ from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.gumbel import GumbelSearch
+from engine.search.komi import at_komi, evaluator_komi, komi_shift
 from engine.search.ownership.pool import OwnershipPool
 from engine.search.root import Root, RootShaping
 from engine.search.targets import prune_policy_target
@@ -93,6 +94,10 @@ class SearchConfig:
     A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
     Dirichlet noise and needs a visit limit.
 
+    ``komi_correction`` (Go): where the evaluator states the komi its values were learnt at and has a score head,
+    each leaf is valued at the game's komi (White's handicap bonus included) from its predicted score and spread
+    (:mod:`engine.search.komi`); off, the network's values are taken as they are.
+
     ``keep_own_eyes`` (Go): the search never considers filling the mover's own one-point eyes, as nearly every
     Go program's search and playouts do: a network taught by games that end before the board is played out
     has no sound policy there, and filling the eyes of a living group loses it.
@@ -113,6 +118,7 @@ class SearchConfig:
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
     keep_own_eyes: bool = True
+    komi_correction: bool = True
 
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
@@ -270,6 +276,8 @@ class Search:
         self.ownership_pool = OwnershipPool(self.rules.num_points)
         self._leaves = _Leaves(self.rules, self.geo, config.batch_size)
         self._has_score = False  # the evaluator gave scores: the tree keeps them
+        model_komi = evaluator_komi(evaluator) if config.komi_correction and self.rules.game == "go" else None
+        self._komi_difference = None if model_komi is None else self.rules.komi - model_komi  # None: no correction
         self._kept_out: np.ndarray | None = None  # int64[3, A]: see shape_root
 
     # ----------------------------------------------------------------- tree
@@ -398,21 +406,34 @@ class Search:
         count, leaves.pending = leaves.pending, 0
         if count == 0:
             return
-        scores = _NO_SCORES
+        scores, values = _NO_SCORES, evaluation.values
         if evaluation.score_mean is not None and evaluation.score_stdev is not None:
             self._has_score = True
-            mean = np.asarray(evaluation.score_mean, dtype=np.float32)
+            values, mean = self._at_game_komi(evaluation, leaves.info[:count, TO_PLAY])
             scores = np.stack([mean, np.square(evaluation.score_stdev) + np.square(mean)], axis=1).astype(np.float32)
         if evaluation.ownership is not None:
             self.ownership_pool.add(evaluation.ownership, leaves.info[:count, TO_PLAY], leaves.nodes[:count])
         proofs = _NO_PROOFS if evaluation.proven is None else np.ascontiguousarray(evaluation.proven, dtype=np.bool_)
         if not expand_and_backup(tree.ints, tree.floats, tree.count, leaves.nodes, count, leaves.legal,
                                  np.ascontiguousarray(evaluation.priors, dtype=np.float32),
-                                 np.ascontiguousarray(evaluation.values, dtype=np.float32), scores, proofs):
+                                 np.ascontiguousarray(values, dtype=np.float32), scores, proofs):
             tree.make_room()
         shaping, gumbel = self.shaping, self.gumbel
         if (shaping.noise or shaping.reshape or (gumbel is not None and gumbel.root is None)) and tree.root_expanded:
             self._on_root_expanded()
+
+    def _at_game_komi(self, evaluation: Evaluation, to_play: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The values and score means (``float32[B]``) of an evaluation with a score head at the game's komi
+        (:attr:`SearchConfig.komi_correction`); as the evaluator gave them where nothing is to be corrected."""
+        values, mean = evaluation.values, np.asarray(evaluation.score_mean, dtype=np.float32)
+        if not self._komi_difference:
+            return values, mean
+        assert evaluation.score_stdev is not None
+        corrected, mean = at_komi(values, mean, evaluation.score_stdev,
+                                  komi_shift(self._komi_difference, to_play))
+        if evaluation.proven is not None:  # a proof's value is exact
+            corrected = np.where(evaluation.proven, values, corrected)
+        return corrected, mean
 
     def _on_root_expanded(self) -> None:
         """What waits for the root's children: self-play's noise, analysis's shaping, the Gumbel root's sampling."""
