@@ -18,7 +18,8 @@ from engine.nn.config import DTYPES, RUNTIMES, TORCH_RUNTIMES
 
 __all__ = ["GAMES", "Decorator", "stack", "device_option", "dtype_option", "threads_option", "runtime_option",
            "runtime_options", "network_options", "seed_option", "json_option", "log_level_option", "ray_options",
-           "ray_layout", "evaluator_options", "report", "note", "fail"]
+           "ray_layout", "evaluator_options", "komi_correction_option", "with_komi_correction", "report", "note",
+           "fail"]
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 """An option, or several stacked: what a command function is decorated with."""
@@ -134,6 +135,20 @@ def evaluator_options(device: str | None, dtype: str, runtime: str, threads: int
 
     set_torch_threads(threads)
     return EvaluatorOptions(device=device, dtype=dtype, random_symmetry=True, runtime=runtime, seed=seed)
+
+
+komi_correction_option = click.option(
+    "--komi-correction/--no-komi-correction", "komi_correction", default=None,
+    help="Go: value each position at the game's komi (and White's handicap bonus) from the network's score "
+         "where the model file records the komi it learnt [default: on] (docs/search.md, *Komi*).")
+"""``--komi-correction/--no-komi-correction`` (``SearchConfig.komi_correction``; left out, the config's default)."""
+
+
+def with_komi_correction(config: Any, komi_correction: bool | None) -> Any:
+    """The SearchConfig ``config`` with :data:`komi_correction_option`'s choice (None: as it is)."""
+    from dataclasses import replace
+
+    return config if komi_correction is None else replace(config, komi_correction=komi_correction)
 
 
 def report(result: dict[str, Any], as_json: bool, text: str) -> None:

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from engine.cli.options import GAMES, log_level_option, runtime_options, seed_option, stack
+from engine.cli.options import (
+    GAMES,
+    komi_correction_option,
+    log_level_option,
+    runtime_options,
+    seed_option,
+    stack,
+    with_komi_correction,
+)
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
 
 if TYPE_CHECKING:
@@ -83,6 +91,7 @@ def _engine_options(runtime: str) -> Any:
         click.option("--near-best", type=click.FloatRange(0, 1), default=0.35, show_default=True,
                      help="The drawn moves are those with at least this share of the most visited move's visits, "
                           "in proportion to their visits (0: any move the search visited)."),
+        komi_correction_option,
         runtime_options(numpy=True, runtime=runtime, threads=FRONT_END_THREADS),
         seed_option(None, "Seed for repeatable searches and ownership estimates."),
         log_level_option)
@@ -145,7 +154,8 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
-                      seed: int | None, keep_own_eyes: bool = True, **own: Any) -> FrontEndConfig:
+                      seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
+                      **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -155,8 +165,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from engine import EvaluatorOptions, SearchConfig
     from gtp.state import FrontEndConfig
 
-    player = replace(FrontEndConfig().player, search=SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes),
-                     temperature_moves=temperature_moves, near_best=near_best)
+    search = with_komi_correction(SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes), komi_correction)
+    player = replace(FrontEndConfig().player, search=search, temperature_moves=temperature_moves, near_best=near_best)
     if visits is not None or seconds is not None:
         player = replace(player, visits=visits, seconds=seconds)
     model, network_free, bundled = _resolve_model(model)
@@ -202,6 +212,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
                 no_resign: bool, model: str | None, visits: int | None,
                 seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
+                komi_correction: bool | None,
                 device: str | None, dtype: str, threads: int, runtime: str, seed: int | None,
                 log_level: str) -> None:
     """Speak GTP on stdin/stdout for GUIs (Sabaki, Lizzie, GoGui) and match tools.
@@ -222,8 +233,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     if visits is None and seconds is None:
         visits, move_seconds = GTP_VISITS, DEFAULT_MOVE_SECONDS
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed, not fill_own_eyes, size=size, rules=rules_text, komi=komi,
-                               ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
+                               runtime, seed, not fill_own_eyes, komi_correction, size=size, rules=rules_text,
+                               komi=komi, ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
     config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
                                                  resign_consecutive, resign_min_score, no_resign))
     try:
@@ -238,7 +249,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 @click.command("gomocup")
 @_engine_options(runtime="numpy")
 def gomocup_command(model: str | None, visits: int | None, seconds: float | None, batch: int,
-                    temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                    temperature_moves: int | None, near_best: float, komi_correction: bool | None,
+                    device: str | None, dtype: str, threads: int,
                     runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
@@ -254,7 +266,7 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
     from gtp.gomocup import play_gomocup
 
     config = _front_end_config(model, "gomoku", visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed)
+                               runtime, seed, komi_correction=komi_correction)
     _size_threads(config, threads)
     play_gomocup(config, sys.stdin.buffer, sys.stdout.buffer)
     exit_at_once()
@@ -272,7 +284,8 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
 @_engine_options(runtime="auto")
 def play_command(game: str, size: int | None, rules_text: str | None, color: str, level: str | None,
                  model: str | None, visits: int | None, seconds: float | None, batch: int,
-                 temperature_moves: int | None, near_best: float, device: str | None, dtype: str, threads: int,
+                 temperature_moves: int | None, near_best: float, komi_correction: bool | None,
+                 device: str | None, dtype: str, threads: int,
                  runtime: str, seed: int | None, log_level: str) -> None:
     """Play against the engine in the terminal: the board is drawn as text after every move; type a move
     such as c3 (pass in Go), undo, help or quit.
@@ -290,7 +303,7 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
     from gtp.terminal import TerminalGame
 
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed, size=size, rules=rules_text)
+                               runtime, seed, komi_correction=komi_correction, size=size, rules=rules_text)
     config = replace(config, player=_at_level(config.player, level))
     try:
         state = EngineState(config)
