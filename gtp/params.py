@@ -16,6 +16,7 @@ parameter              what it sets                                            v
 ``ponderingEnabled``   search on the opponent's time after the engine's move   ``true`` / ``false``
 ``resignThreshold``    root value below which the engine resigns               -1 to 0
 ``resignConsecTurns``  own moves in a row below it before resigning            1 to 100
+``komiCorrection``     value positions at the game's komi (the engine's own)   ``true`` / ``false``
 =====================  ======================================================  =========================
 """
 
@@ -121,6 +122,7 @@ PARAMS: dict[str, Param] = {param.name: param for param in (
     Param("ponderingEnabled", (("ponder",),), _Boolean()),
     Param("resignThreshold", (("player", "resign_threshold"),), _Number(-1, 0)),
     Param("resignConsecTurns", (("player", "resign_consecutive"),), _Whole(1, 100)),
+    Param("komiCorrection", (("player", "search", "komi_correction"),), _Boolean()),
 )}
 
 

@@ -110,12 +110,15 @@ def test_rules_commands_are_for_go() -> None:
 def test_kata_params_list_read_and_set() -> None:
     out = answers("kata-list-params\nkata-get-param maxVisits\nkata-set-param maxVisits 20\nkata-get-param maxVisits\n"
                   "kata-set-param maxTime 2.5\nkata-get-param maxTime\nkata-set-param ponderingEnabled true\n"
-                  "kata-get-param ponderingEnabled\nkata-set-param resignThreshold -0.5\nkata-get-params\n", size=9)
+                  "kata-get-param ponderingEnabled\nkata-set-param resignThreshold -0.5\nkata-get-param komiCorrection\n"
+                  "kata-set-param komiCorrection false\nkata-get-params\n", size=9)
     assert out[0].split() == ["maxVisits", "maxPlayouts", "maxTime", "numSearchThreads", "ponderingEnabled",
-                              "resignThreshold", "resignConsecTurns"]
+                              "resignThreshold", "resignConsecTurns", "komiCorrection"]
     assert out[1:9] == ["32", "", "20", "", "2.5", "", "true", ""]
-    assert json.loads(out[9]) == {"maxVisits": 20, "maxPlayouts": None, "maxTime": 2.5, "numSearchThreads": 8,
-                                   "ponderingEnabled": True, "resignThreshold": -0.5, "resignConsecTurns": 3}
+    assert out[9:11] == ["true", ""]
+    assert json.loads(out[11]) == {"maxVisits": 20, "maxPlayouts": None, "maxTime": 2.5, "numSearchThreads": 8,
+                                   "ponderingEnabled": True, "resignThreshold": -0.5, "resignConsecTurns": 3,
+                                   "komiCorrection": False}
 
 
 def _visits(value: str) -> int:
@@ -144,6 +147,7 @@ def test_the_next_search_uses_a_new_visit_limit() -> None:
     ("kata-set-param maxTime -1", "Could not set params: maxTime must be a number above 0 to 2147483647, not '-1'"),
     ("kata-set-param maxTime inf", "Could not set params: maxTime must be a number above 0 to 2147483647, not 'inf'"),
     ("kata-set-param ponderingEnabled yes", "Could not set params: ponderingEnabled must be true or false, not 'yes'"),
+    ("kata-set-param komiCorrection 1", "Could not set params: komiCorrection must be true or false, not '1'"),
     ("kata-set-param resignThreshold 0.5", "Could not set params: resignThreshold must be a number from -1 to 0, not "
                                            "'0.5'"),
     ("kata-set-param playoutDoublingAdvantage 1", "Could not set params: Unrecognized or non-overridable parameter in "
