@@ -56,5 +56,6 @@ def average_models(models: Sequence[Model], weights: Sequence[float] | None = No
     net = PolicyValueNet(first.config)
     net.load_state_dict(averaged, strict=True)
     info = replace(first, generation=max(model.info.generation for model in models),
-                   training_steps=max(model.info.training_steps for model in models), created=utc_timestamp())
+                   training_steps=max(model.info.training_steps for model in models), created=utc_timestamp(),
+                   komi=first.komi if all(model.info.komi == first.komi for model in models) else None)
     return Model(net.eval(), info, None)

@@ -1,12 +1,12 @@
 """Training chunks: (planes, pi, z, ownership, score) samples in compressed, versioned ``.npz`` files.
 
 A chunk is written by ``np.savez_compressed`` and read with
-``np.load(allow_pickle=False)``: nothing in it is executed. Format version 2
-holds seven arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
+``np.load(allow_pickle=False)``: nothing in it is executed. Format version
+3 holds seven arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
 
-    meta      0-d str: JSON {"format": "engine-chunk", "format_version": 2, "game": "go",
+    meta      0-d str: JSON {"format": "engine-chunk", "format_version": 3, "game": "go",
                              "board_size": 9, "encoder": "zero17", "num_planes": 17,
-                             "plane_coding": "bits", "samples": M,
+                             "plane_coding": "bits", "samples": M, "komi": 7.0,
                              "sources": ["<sha256 of an input file>", ...], "created": "..."}
     planes    uint8[M, ceil(C*N*N / 8)]   "bits": np.packbits of the 0/1 planes, flattened C, N, N
               uint8[M, ceil(2*C*N*N / 8)] "signed-bits": +1 bits then -1 bits (int8 encoders, oneplane)
@@ -18,7 +18,9 @@ holds seven arrays (M samples, C planes, N x N board, A = N*N + 1 actions)::
     aux_mask  bool[M]        whether the sample has the ownership and score targets (its game ended on
                              the board and was scored); where not, both are 0 and train nothing
 
-Version 1 is the first four arrays alone; its samples read as masked (they
+``komi`` is the komi every sample's game was played at (Go), null where the games differ or have none; training
+records it in the model file (:attr:`engine.nn.model_format.ModelInfo.komi`). Version 2 is version 3 without it
+(read as null). Version 1 is the first four arrays alone; its samples read as masked (they
 train the policy and value only). Every target is from the side to move's
 point of view, untransformed: the 8 symmetries are applied at training time
 (to planes, pi and ownership alike). Samples are shuffled within a chunk.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import zipfile
 import zlib
@@ -46,11 +49,11 @@ from training.errors import ChunkFormatError
 
 __all__ = ["CHUNK_FORMAT", "CHUNK_VERSION", "CHUNK_SUFFIX", "ChunkInfo", "Samples", "pack_planes", "unpack_planes",
            "pack_ownership", "write_chunk", "read_chunk", "read_chunk_info", "check_chunk", "check_chunks",
-           "read_chunks", "list_chunks", "load_samples"]
+           "read_chunks", "list_chunks", "load_samples", "shared_komi"]
 
 CHUNK_FORMAT = "engine-chunk"
-CHUNK_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+CHUNK_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 CHUNK_SUFFIX = ".npz"
 PLANE_CODINGS = ("bits", "signed-bits")
 MAX_BOARD_SIZE = 25
@@ -70,6 +73,7 @@ class ChunkInfo:
     samples: int
     sources: tuple[str, ...] = ()
     created: str = ""
+    komi: float | None = None  # the komi of every sample's game; None: games of several komis, or none (not Go)
 
     @property
     def plane_shape(self) -> tuple[int, int, int]:
@@ -84,7 +88,7 @@ class ChunkInfo:
         return {"format": CHUNK_FORMAT, "format_version": CHUNK_VERSION, "game": self.game,
                 "board_size": self.board_size, "encoder": self.encoder, "num_planes": self.num_planes,
                 "plane_coding": self.plane_coding, "samples": self.samples, "sources": list(self.sources),
-                "created": self.created}
+                "created": self.created, "komi": self.komi}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ChunkInfo":
@@ -99,7 +103,7 @@ class ChunkInfo:
         info = cls(game=str(data["game"]), board_size=int(data["board_size"]), encoder=str(data["encoder"]),
                    num_planes=int(data["num_planes"]), plane_coding=str(data["plane_coding"]),
                    samples=int(data["samples"]), sources=tuple(str(s) for s in data.get("sources", ())),
-                   created=str(data.get("created", "")))
+                   created=str(data.get("created", "")), komi=_komi(data.get("komi")))
         if not (2 <= info.board_size <= MAX_BOARD_SIZE and 1 <= info.num_planes <= MAX_PLANES and info.samples >= 0):
             raise ValueError(f"{info.samples} samples of {info.num_planes} planes on {info.board_size}x"
                              f"{info.board_size} boards: not a chunk")
@@ -112,6 +116,21 @@ class ChunkInfo:
 
     def describe(self) -> str:
         return f"{self.game} {self.board_size}x{self.board_size}, encoder {self.encoder} ({self.num_planes} planes)"
+
+
+def _komi(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"komi must be a number of points or null, not {value!r}")
+    return float(value)
+
+
+def shared_komi(komis: Iterable[float | None]) -> float | None:
+    """The one komi of ``komis`` (points; None or NaN: none), or None where they hold several or none at all."""
+    listed = [None if komi is None or math.isnan(komi) else float(komi) for komi in komis]
+    found = set(listed)
+    return found.pop() if len(found) == 1 else None
 
 
 @dataclass
@@ -347,8 +366,8 @@ def check_chunks(files: Sequence[Path], expect: ChunkInfo | None = None) -> list
 
 def read_chunks(files: Sequence[Path], infos: Sequence[ChunkInfo]) -> Samples:
     """The samples of ``files`` (described by ``infos``, from :func:`check_chunks`) one after the other,
-    described by the first chunk's info. Each chunk is read straight into its rows of the result, so the
-    memory needed is the result's and one chunk's."""
+    described by the first chunk's info with the komi they share (:func:`shared_komi`). Each chunk is read
+    straight into its rows of the result, so the memory needed is the result's and one chunk's."""
     first = infos[0]
     shapes = _shapes(replace(first, samples=sum(info.samples for info in infos)))
     arrays = {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
@@ -362,7 +381,7 @@ def read_chunks(files: Sequence[Path], infos: Sequence[ChunkInfo]) -> Samples:
         for name, array in arrays.items():
             array[row:row + len(part)] = getattr(part, name)
         row += len(part)
-    return Samples(first, **arrays)
+    return Samples(replace(first, komi=shared_komi(info.komi for info in infos)), **arrays)
 
 
 def load_samples(paths: Sequence[str | os.PathLike[str]], expect: ChunkInfo | None = None) -> Samples:

@@ -44,6 +44,7 @@ from engine import (
     GameRecord,
     IllegalMoveError,
     Outcome,
+    Rules,
     SGFError,
     load_sgf_file,
     read_info,
@@ -58,6 +59,7 @@ from training.chunks import (
     pack_ownership,
     pack_planes,
     read_chunk_info,
+    shared_komi,
     write_chunk,
 )
 from training.errors import ChunkFormatError, RecordFormatError
@@ -132,12 +134,13 @@ class Arrays(NamedTuple):
     ownership: np.ndarray   # int8[M, N*N]: +1 own, -1 the opponent's, 0 nobody's (all 0 where masked)
     score: np.ndarray       # float32[M]: points, komi included (0 where masked)
     aux_mask: np.ndarray    # bool[M]: the game has a scored final board
+    komi: np.ndarray        # float32[M]: the komi the game was played at, NaN where it has none (not Go)
 
 
 def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, movers: list[Color], result: Outcome,
-            final: FinalBoard | None) -> Arrays:
+            final: FinalBoard | None, rules: Rules) -> Arrays:
     """The samples of ``states`` (``movers[i]`` to move in ``states[i]``) with their targets: z from the
-    game's ``result``, ownership and score from its ``final`` board (None: masked)."""
+    game's ``result``, ownership and score from its ``final`` board (None: masked), played under ``rules``."""
     count, points = len(states), encoder.rules.num_points
     ownership, score = np.zeros((count, points), np.int8), np.zeros(count, np.float32)
     if final is not None:
@@ -146,7 +149,8 @@ def _arrays(encoder: Any, states: list[Game], policy: np.ndarray, movers: list[C
             score[i] = final.score_for(color)
     planes = encoder.encode_batch(states) if states else np.zeros((0, *encoder.shape), dtype=encoder.dtype)
     values = np.asarray([result.value_for(color) for color in movers], np.float32)
-    return Arrays(planes, policy, values, ownership, score, np.full(count, final is not None))
+    komi = np.full(count, rules.komi if rules.game == "go" else np.nan, np.float32)
+    return Arrays(planes, policy, values, ownership, score, np.full(count, final is not None), komi)
 
 
 def file_sha256(path: Path) -> str:
@@ -210,7 +214,7 @@ def samples_from_record(record: SelfPlayRecord, encoder: Any, name: str = "recor
         except IllegalMoveError as error:
             raise RecordFormatError(f"game record {name}: move {number} is illegal ({error})") from error
     policy = np.asarray(policies, np.float32).reshape(-1, rules.num_actions)
-    return _arrays(encoder, states, policy, movers, record.result, record.final)
+    return _arrays(encoder, states, policy, movers, record.result, record.final, rules)
 
 
 def sgf_final_board(record: GameRecord) -> tuple[FinalBoard | None, bool]:
@@ -255,7 +259,7 @@ def samples_from_sgf(record: GameRecord, encoder: Any, skip_moves: int = 0, fina
             raise SGFError(f"move {number} is illegal: {error.reason}") from error
     policy = np.zeros((len(actions), rules.num_actions), dtype=np.float32)
     policy[np.arange(len(actions)), actions] = 1.0
-    return _arrays(encoder, states, policy, movers, record.result, final)
+    return _arrays(encoder, states, policy, movers, record.result, final, rules)
 
 
 # ---------------------------------------------------------------- manifest
@@ -341,8 +345,6 @@ def gather(inputs: Sequence[Path], output: str | os.PathLike[str], target: Gathe
     every n inputs handled.
     """
     from encoders import get_encoder
-    from engine import Rules
-
     output = Path(output)
     encoder = get_encoder(target.encoder, Rules.default(target.game, target.board_size))
     manifest = load_manifest(output, target)
@@ -388,7 +390,8 @@ def shuffled_chunk(parts: Sequence[Arrays], encoder: Any, target: GatherTarget, 
     order = rng.permutation(len(joined.value))
     shuffled = Arrays(*(array[order] for array in joined))
     packed, coding = pack_planes(shuffled.planes)
-    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(order), sources)
+    info = ChunkInfo(target.game, target.board_size, encoder.name, encoder.num_planes, coding, len(order), sources,
+                     komi=shared_komi(joined.komi))
     return Samples(info, packed, shuffled.policy, shuffled.value, pack_ownership(shuffled.ownership),
                    shuffled.score, shuffled.aux_mask)
 

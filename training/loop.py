@@ -299,7 +299,8 @@ def _bootstrap(run: _Run) -> None:
     if run.config.start_model:
         from engine import load_model, save_model
 
-        path = save_model(run.model_path(0), load_model(run.config.start_model).with_generation(0, 0))
+        start = load_model(run.config.start_model)
+        path = save_model(run.model_path(0), start.with_generation(0, 0, start.info.komi))
     else:
         path = bootstrap(run.model_path(0), run.config.bootstrap)
     run.state = {"format_version": STATE_VERSION, "best": str(path.relative_to(run.root)), "next": 1,

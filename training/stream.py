@@ -24,11 +24,11 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from training.chunks import ChunkInfo, Samples, check_chunks, list_chunks, read_chunks
+from training.chunks import ChunkInfo, Samples, check_chunks, list_chunks, read_chunks, shared_komi
 from training.errors import ChunkFormatError
 
 __all__ = ["SampleStream", "MEMORY_SAMPLES"]
@@ -92,7 +92,8 @@ class SampleStream:
             return read_chunks([files[i] for i in indices], [infos[i] for i in indices])
 
         names = [f"{path.parent.name}/{path.name}" for path in files]   # the same on any machine
-        return cls(infos[0], [info.samples for info in infos], read, memory_samples, names)
+        first = replace(infos[0], komi=shared_komi(info.komi for info in infos))
+        return cls(first, [info.samples for info in infos], read, memory_samples, names)
 
     @classmethod
     def from_samples(cls, samples: Samples) -> SampleStream:

@@ -414,7 +414,7 @@ def train(samples: Samples | SampleStream, model: Any, out_model: str | os.PathL
     finally:
         if writer is not None:
             writer.close()
-    trained = model.with_generation(generation, base_steps + config.steps)
+    trained = model.with_generation(generation, base_steps + config.steps, source.info.komi)
     trained.net = net.eval().cpu().to(memory_format=torch.contiguous_format)
     alive = _live_value_units(trained.net, draw_batch(source, config, config.steps, rank, world)[0])
     if lead:

@@ -47,9 +47,11 @@ class Model:
     def name(self) -> str:
         return self.info.name
 
-    def with_generation(self, generation: int, training_steps: int) -> "Model":
-        """The same network described as a later generation (for saving after training)."""
-        info = replace(self.info, generation=generation, training_steps=training_steps, created=utc_timestamp())
+    def with_generation(self, generation: int, training_steps: int, komi: float | None = None) -> "Model":
+        """The same network described as a later generation, trained on games at ``komi`` (None: unknown), for
+        saving after training."""
+        info = replace(self.info, generation=generation, training_steps=training_steps, created=utc_timestamp(),
+                       komi=komi)
         return Model(self.net, info, None)
 
 

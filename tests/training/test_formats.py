@@ -22,6 +22,8 @@ from training.chunks import (
     pack_ownership,
     pack_planes,
     read_chunk,
+    read_chunk_info,
+    shared_komi,
     unpack_planes,
     write_chunk,
 )
@@ -163,7 +165,7 @@ def test_ownership_packs_exactly_and_refuses_other_values() -> None:
 
 
 def _chunk(tmp_path: Path, name: str = "chunk-000000.npz", encoder: str = "gomoku4", samples: int = 5,
-           game: str = "gomoku", size: int = 6) -> Path:
+           game: str = "gomoku", size: int = 6, komi: float | None = None) -> Path:
     rng = np.random.default_rng(1)
     planes = rng.integers(0, 2, size=(samples, 4, size, size))
     policy = rng.random((samples, size * size + 1)).astype(np.float32)
@@ -174,7 +176,7 @@ def _chunk(tmp_path: Path, name: str = "chunk-000000.npz", encoder: str = "gomok
     ownership[~mask] = 0
     score = np.where(mask, rng.normal(0, 10, samples), 0).astype(np.float32)
     packed, coding = pack_planes(planes)
-    info = ChunkInfo(game, size, encoder, 4, coding, samples, ("abc",))
+    info = ChunkInfo(game, size, encoder, 4, coding, samples, ("abc",), komi=komi)
     return write_chunk(tmp_path / name, Samples(info, packed, policy, value, pack_ownership(ownership), score, mask))
 
 
@@ -192,6 +194,40 @@ def test_chunk_round_trip(tmp_path: Path) -> None:
     assert len(both) == 10
     assert np.array_equal(both.aux_mask, np.concatenate([mask, mask]))
     np.testing.assert_array_equal(both.batch_at(np.arange(5, 10))[3], ownership)
+
+
+def test_chunks_record_the_komi_their_samples_share(tmp_path: Path) -> None:
+    seven = _chunk(tmp_path / "a", game="go", komi=7.0)
+    assert read_chunk(seven).info.komi == 7.0 and read_chunk_info(seven).komi == 7.0
+    assert load_samples([seven, _chunk(tmp_path / "b", game="go", komi=7.0)]).info.komi == 7.0
+    assert load_samples([seven, _chunk(tmp_path / "c", game="go", komi=6.5)]).info.komi is None
+    assert load_samples([seven, _chunk(tmp_path / "d", game="go")]).info.komi is None
+    assert shared_komi(np.float32([7, 7])) == 7.0 and shared_komi([7.0, 6.5]) is None
+    assert shared_komi(np.float32([7, np.nan])) is None and shared_komi([]) is None
+
+
+def test_version_2_chunks_read_with_an_unknown_komi(tmp_path: Path) -> None:
+    samples = read_chunk(_chunk(tmp_path, game="go", komi=7.0))
+    meta = {**samples.info.to_dict(), "format_version": 2}
+    del meta["komi"]
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, meta=np.array(json.dumps(meta)), planes=samples.planes, policy=samples.policy,
+                        value=samples.value, ownership=samples.ownership, score=samples.score,
+                        aux_mask=samples.aux_mask)
+    again = read_chunk(old)
+    assert again.info.komi is None and len(again) == 5 and np.array_equal(again.score, samples.score)
+
+
+@pytest.mark.parametrize("komi", ["7", True, float("inf")])
+def test_a_chunk_komi_that_is_no_number_is_refused(tmp_path: Path, komi: object) -> None:
+    samples = read_chunk(_chunk(tmp_path, game="go"))
+    path = tmp_path / "bad.npz"
+    meta = {**samples.info.to_dict(), "komi": komi}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), planes=samples.planes, policy=samples.policy,
+                        value=samples.value, ownership=samples.ownership, score=samples.score,
+                        aux_mask=samples.aux_mask)
+    with pytest.raises(ChunkFormatError, match="komi"):
+        read_chunk(path)
 
 
 def test_version_1_chunks_read_as_masked_and_mix_with_version_2(tmp_path: Path) -> None:

@@ -45,8 +45,9 @@ def _black_wins() -> SelfPlayRecord:
 
 def test_record_samples_take_pi_and_z_from_the_side_to_move() -> None:
     encoder = get_encoder("gomoku4", GOMOKU6)
-    planes, policy, value, ownership, score, mask = samples_from_record(_black_wins(), encoder)
-    assert ownership.shape == (5, 36) and score.shape == mask.shape == (5,)
+    planes, policy, value, ownership, score, mask, komi = samples_from_record(_black_wins(), encoder)
+    assert ownership.shape == (5, 36) and score.shape == mask.shape == komi.shape == (5,)
+    assert np.isnan(komi).all(), "Gomoku has no komi"
     assert not mask.any() and not ownership.any() and not score.any(), "a Gomoku game has no final board"
     assert len(value) == 5  # the full-search moves only
     assert np.array_equal(value, [1, -1, -1, 1, 1])  # moves 1, 2, 4, 5, 7: black, white, white, black, black
@@ -192,6 +193,7 @@ def test_a_self_play_record_keeps_the_scorers_map_and_score_as_targets(tmp_path:
     again = read_record(write_record(tmp_path, record))
     assert again.final == final
     samples = samples_from_record(again, get_encoder("sevenplane", GO5))
+    assert np.array_equal(samples.komi, np.full(len(actions), GO5.komi, np.float32))
     movers = [Color.BLACK if i % 2 == 0 else Color.WHITE for i in range(len(actions))]
     _check_targets(samples, movers, game.ownership(), game.score())
     # the board as it stands: the black stone at E1 is black's, so white's area is short of it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -229,6 +230,15 @@ def test_aux_heads_learn_and_every_term_is_a_scalar(tmp_path: Path) -> None:
     events.Reload()
     tags = set(events.Tags()["scalars"])
     assert {"loss/policy", "loss/value", "loss/l2", "loss/ownership", "loss/score_mean", "loss/score_stdev"} <= tags
+
+
+def test_the_trained_model_records_the_komi_of_its_games(tmp_path: Path) -> None:
+    samples = _go_samples(16)
+    at_seven = replace(samples, info=replace(samples.info, komi=7.0))
+    train(at_seven, _go_model(), tmp_path / "seven.safetensors", 1, _config(steps=1))
+    assert load_model(tmp_path / "seven.safetensors").info.komi == 7.0
+    train(samples, _go_model(), tmp_path / "unknown.safetensors", 1, _config(steps=1))
+    assert load_model(tmp_path / "unknown.safetensors").info.komi is None
 
 
 def test_version_1_chunks_still_train_the_policy_and_value(tmp_path: Path) -> None:
