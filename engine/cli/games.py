@@ -21,6 +21,7 @@ from engine.cli.options import (
     evaluator_options,
     fail,
     json_option,
+    komi_correction_option,
     openings_options,
     read_openings_option,
     report,
@@ -50,13 +51,14 @@ __all__ = ["match_command", "evaluate_command", "search_picture_command", "check
 @click.option("--size", type=click.IntRange(2, 25), default=None)
 @click.option("--win-length", type=click.IntRange(3, 25), default=None, help="Gomoku: stones in a row to win.")
 @openings_options
+@komi_correction_option
 @runtime_options()
 @seed_option()
 @json_option
 def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parallel_games: int, batch_size: int,
                      temperature_moves: int, resign_threshold: float, no_resign: bool, sgf_dir: str | None,
                      rules_text: str | None, game: str | None, size: int | None, win_length: int | None,
-                     openings_path: str | None, openings_within: int | None,
+                     openings_path: str | None, openings_within: int | None, komi_correction: bool | None,
                      device: str | None, dtype: str, runtime: str, threads: int | None, seed: int,
                      as_json: bool) -> None:
     """Play MODEL_A against MODEL_B (model files, or `random`, `mcts-rollouts[:N]`, `gomokubench[:LEVEL]`):
@@ -73,7 +75,8 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
             "games": games, "parallel_games": parallel_games, "seed": seed, "player.visits": visits,
             "player.search.batch_size": batch_size, "player.temperature_moves": temperature_moves,
             "player.resign_threshold": None if no_resign else resign_threshold,
-            "openings": read_openings_option(openings_path, openings_within, rules.size)})
+            "openings": read_openings_option(openings_path, openings_within, rules.size),
+            **_komi_correction_path(komi_correction)})
         options = evaluator_options(device, dtype, runtime, threads, seed)
         a, b = make_agent(model_a, rules, config, options), make_agent(model_b, rules, config, options)
         with tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr) as bar:
@@ -117,6 +120,11 @@ def search_picture_command(model: str, output: str, moves: str, visits: int, rul
 
 
 # ------------------------------------------------------------ GTP engines
+def _komi_correction_path(komi_correction: bool | None) -> dict[str, bool]:
+    """``--komi-correction`` as a MatchConfig setting for the players of this process (none: the default)."""
+    return {} if komi_correction is None else {"player.search.komi_correction": komi_correction}
+
+
 def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
     """--size and --komi of games between GTP engines (Chinese rules)."""
     command = click.option("--komi", type=float, default=7.0, show_default=True)(command)
@@ -150,13 +158,15 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
 @click.option("--resume", is_flag=True,
               help="Count the games already in --sgf-dir and play only the rest (same engines and settings).")
+@komi_correction_option
 @runtime_options()
 @seed_option()
 @json_option
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
                   random_moves: int, openings_path: str | None, openings_within: int | None, scorer: str,
                   referee: str | None, jobs: int, visits: int, timeout: float,
-                  sgf_dir: str | None, resume: bool, device: str | None, dtype: str, runtime: str,
+                  sgf_dir: str | None, resume: bool, komi_correction: bool | None, device: str | None, dtype: str,
+                  runtime: str,
                   threads: int | None, seed: int, as_json: bool) -> None:
     """Play ENGINE_A against ENGINE_B (GTP command lines, baselines: random, mcts-rollouts:N,
     gomokubench:LEVEL, or model files, played in this process at --visits with --device, --dtype,
@@ -182,7 +192,8 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
         config = replace_paths(MatchConfig(), {
             "games": games, "player.visits": visits, "random_moves": random_moves, "scorer": scorer,
             "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed,
-            "openings": read_openings_option(openings_path, openings_within, rules.size)})
+            "openings": read_openings_option(openings_path, openings_within, rules.size),
+            **_komi_correction_path(komi_correction)})
         a, b = contestant(engine_a, "A", rules, config, options), contestant(engine_b, "B", rules, config, options)
         with tqdm(total=games, desc="A vs B", unit="game", file=sys.stderr) as bar:
             def on_game(result: Any) -> None:

@@ -332,12 +332,14 @@ def play_command(game: str, size: int | None, rules_text: str | None, color: str
               default=None, help="Positions searched at once (numAnalysisThreads); their leaves share network calls.")
 @click.option("-quit-without-waiting", "--quit-without-waiting", "quit_without_waiting", is_flag=True,
               help="When stdin closes, stop at once instead of finishing the queued queries.")
+@komi_correction_option
 @runtime_options(numpy=True)
 @seed_option(None, "Seed of the network's random symmetries (nnRandomize).")
 @log_level_option
 def analysis_command(model: str | None, human_model: str | None, config_path: str | None, overrides: str,
-                     analysis_threads: int | None, quit_without_waiting: bool, device: str | None, dtype: str,
-                     threads: int | None, runtime: str, seed: int | None, log_level: str) -> None:
+                     analysis_threads: int | None, quit_without_waiting: bool, komi_correction: bool | None,
+                     device: str | None, dtype: str, threads: int | None, runtime: str, seed: int | None,
+                     log_level: str) -> None:
     """Speak KataGo's JSON analysis protocol on stdin/stdout (KaTrain, batch analysis of game collections).
 
     Accepts KataGo's command line (single or double dashes), so that a program
@@ -362,7 +364,8 @@ def analysis_command(model: str | None, human_model: str | None, config_path: st
     if analysis_threads is not None:
         config = replace(config, analysis_threads=analysis_threads)
     config = replace(config, evaluator=replace(config.evaluator, device=device, dtype=dtype, runtime=runtime,
-                                                           seed=seed))
+                                                           seed=seed),
+                     search=with_komi_correction(config.search, komi_correction))
     path, _, bundled = _resolve_model(model)  # Go networks ship: only 'uniform' or 'rollouts' leave none
     if (path is not None or bundled) and config.evaluator.runtime != "numpy":
         set_torch_threads_on_load(threads)

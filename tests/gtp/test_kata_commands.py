@@ -110,8 +110,8 @@ def test_rules_commands_are_for_go() -> None:
 def test_kata_params_list_read_and_set() -> None:
     out = answers("kata-list-params\nkata-get-param maxVisits\nkata-set-param maxVisits 20\nkata-get-param maxVisits\n"
                   "kata-set-param maxTime 2.5\nkata-get-param maxTime\nkata-set-param ponderingEnabled true\n"
-                  "kata-get-param ponderingEnabled\nkata-set-param resignThreshold -0.5\nkata-get-param komiCorrection\n"
-                  "kata-set-param komiCorrection false\nkata-get-params\n", size=9)
+                  "kata-get-param ponderingEnabled\nkata-set-param resignThreshold -0.5\n"
+                  "kata-get-param komiCorrection\nkata-set-param komiCorrection false\nkata-get-params\n", size=9)
     assert out[0].split() == ["maxVisits", "maxPlayouts", "maxTime", "numSearchThreads", "ponderingEnabled",
                               "resignThreshold", "resignConsecTurns", "komiCorrection"]
     assert out[1:9] == ["32", "", "20", "", "2.5", "", "true", ""]
