@@ -74,25 +74,26 @@ if TYPE_CHECKING:
     )
     from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
-    from engine.search.player import Decision, Player, PlayerConfig
+    from engine.search.player import Decision, MoveSearch, Player, PlayerConfig
     from engine.search.resign import ResignationWatch
 
 __all__ = [
     "BLACK", "COLLECTION_SUFFIXES", "CachedNetEvaluator", "Color", "DEFAULT_PLAYOUTS", "Decision", "EngineError",
     "Evaluation", "Evaluator", "EvaluatorOptions", "FORMAT_VERSION", "FULL_STRENGTH", "Game", "GameOverError",
     "GameRecord", "HANDICAP_BONUS_RULES", "HandicapError", "IllegalMoveError", "InvalidVertexError", "LARGE_GO_BOARD",
-    "LEVELS", "Level", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move", "NETWORK_FREE", "NetConfig",
-    "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player", "PlayerConfig", "PolicyValueNet",
-    "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules", "RulesError", "SGFError", "Search",
-    "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted", "WHITE", "action_to_gtp", "action_to_sgf",
-    "atomic_path", "black_view", "bundled_model", "compile_ahead", "dump_sgf", "estimate_ownership", "fit_onto",
-    "fitting_openings", "fixed_handicap", "free_handicap", "gtp_to_action", "handicap_bonus_rule", "judged_outcome",
-    "level_named", "list_collections", "load_evaluator", "load_model", "load_sgf", "load_sgf_file", "masked_softmax",
-    "model_name", "nearest_level", "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device",
-    "pick_dtype", "playout_ownership", "rank_value", "read_collection", "read_index", "read_info", "read_json",
-    "read_openings", "read_piskvork", "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action",
-    "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp",
-    "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json", "write_text",
+    "LEVELS", "Level", "MODEL_SUFFIX", "Model", "ModelFormatError", "ModelInfo", "Move", "MoveSearch", "NETWORK_FREE",
+    "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player", "PlayerConfig",
+    "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules", "RulesError",
+    "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted", "WHITE",
+    "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model", "compile_ahead", "dump_sgf",
+    "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap", "gtp_to_action",
+    "handicap_bonus_rule", "judged_outcome", "level_named", "list_collections", "load_evaluator", "load_model",
+    "load_sgf", "load_sgf_file", "masked_softmax", "model_name", "nearest_level", "nodes_within", "opening_actions",
+    "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership", "rank_value", "read_collection",
+    "read_index", "read_info", "read_json", "read_openings", "read_piskvork", "save_model", "set_blas_threads",
+    "set_cpu_threads", "sgf_to_action", "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram",
+    "to_orb_diagram", "utc_timestamp", "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json",
+    "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

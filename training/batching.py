@@ -1,7 +1,7 @@
 """How games are scheduled: many in flight with one network call per step, and jobs side by side in threads.
 
-Each game in flight owns a :class:`~engine.search.mcts.SearchJob` (its
-current move's search); every step advances all of them through the engine's
+Each game in flight owns a :class:`~engine.search.mcts.SearchJob` (its current move's search: the job
+of the :class:`~engine.search.player.MoveSearch` its player began); every step advances all of them through the engine's
 :func:`~engine.search.batching.step`, which evaluates their leaves in one call
 per evaluator (:mod:`engine.search.batching`). :func:`play_in_flight` keeps K games in flight until all are
 played (self-play, matches). :func:`run_in_threads` runs jobs side by side, each

@@ -12,10 +12,12 @@ game (``final_score``). Two adapters:
   in GTP (:class:`~training.player_process.PlayerProcess` is a LocalPlayer in a
   child process of its own).
 
-``genmove`` is a generator: an in-process search yields its
+``genmove`` is a generator: an in-process search begins its move through the
+player's one seam (:meth:`~engine.Player.begin`) and yields the move's
 :class:`~engine.SearchJob`, so that a scheduler steps the searches of many games
-with one network call per step (:func:`training.batching.play_in_flight`), and
-returns the action, or None to resign. A player in another process yields nothing.
+with one network call per step (:func:`training.batching.play_in_flight`); it
+finishes the move into the player's decision and returns the action, or None to
+resign. A player in another process yields nothing.
 """
 
 from __future__ import annotations
@@ -151,14 +153,13 @@ class LocalPlayer:
             action: int | None = self.agent.mover(game, self._rng)
             self.comment = None
         else:
-            agent = self.agent
-            job = SearchJob(self._player.search_for(game, to_play=True), agent.evaluator, agent.visits,
-                            agent.config.noise)  # type: ignore[arg-type]
-            yield job
-            result = job.result()
-            decision = self._player.decide(game, result)
+            move = self._player.begin(game)
+            if move.job is not None:
+                yield move.job
+            decision = move.finish()
             action = decision.action
-            self.comment = None if action is None else search_comment(result, True, game.rules.size)
+            self.comment = None if action is None or decision.search is None else search_comment(
+                decision.search, True, game.rules.size)
         if action is not None:
             self.game.play(action, color)
         self.genmoves += 1

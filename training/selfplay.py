@@ -1,17 +1,18 @@
 """Self-play: K games at once in one process, their searches sharing network calls.
 
-Each game is searched and decided by an :class:`~engine.search.player.Player` (tree
-reuse, temperature in the opening, resignation and passing rules); the
-:mod:`training.batching` scheduler evaluates the leaves of all K games in one
-network call per step.
+Each game's moves are searched and decided by an :class:`~engine.search.player.Player` through its
+one seam (:meth:`~engine.search.player.Player.begin`, then the decision: tree reuse, temperature in
+the opening, resignation and passing rules); the :mod:`training.batching` scheduler evaluates the
+leaves of all K games' move searches in one network call per step.
 
 Playout Cap Randomization (KataGo): each move gets the full search
 (the player's ``visits``, Dirichlet noise at the root) with probability
 ``full_search_share`` and becomes a policy target; the other moves get a cheap
 search (``cheap_readouts``, no noise) that only moves the game along.
 Resignation follows the player's rule (:class:`~engine.search.resign.ResignationWatch`),
-except in a ``resign_disabled_share`` of the games, which play on and watch the
-rule to tell whether a resignation would have been wrong (the false-resign rate).
+except in a ``resign_disabled_share`` of the games, whose player never resigns but says when the
+rule would have (:attr:`~engine.search.player.Decision.would_resign`), to tell whether a
+resignation would have been wrong (the false-resign rate).
 
 Every finished game is written at once (atomically) as a record, and as an
 SGF file with the searches' comments, so a kill loses only the games in flight.
@@ -36,9 +37,9 @@ from engine import (
     Color,
     Evaluator,
     Game,
+    MoveSearch,
     Player,
     PlayerConfig,
-    ResignationWatch,
     Rules,
     SearchConfig,
     SearchJob,
@@ -273,10 +274,9 @@ class _SelfPlayGame:
         self.game = Game(rules)
         rule = config.player
         self.resign_disabled = rule.resign_threshold is not None and self.rng.random() < config.resign_disabled_share
-        # a game that may not resign watches the rule to tell who would have resigned first
-        player = replace(rule, resign_threshold=None) if self.resign_disabled else rule
-        self.player = Player(evaluator, player, seed=seed)
-        self.watch = ResignationWatch(rule.resign_threshold, rule.resign_consecutive) if self.resign_disabled else None
+        # a game that may not resign notes who the rule would have resigned first
+        self.player = Player(evaluator, rule, seed=seed, resigns=not self.resign_disabled)
+        self.would_resign: Color | None = None
         self.targets: list[bool] = []
         self.policy: list[tuple[tuple[int, float], ...] | None] = []
         self.values: list[float] = []
@@ -284,29 +284,33 @@ class _SelfPlayGame:
         self.full = False
         self.simulations = 0  # of every search so far
         self.moves_played = 0  # moves decided by a search, a resignation included
-        self.job: SearchJob | None = None
+        self.move: MoveSearch | None = None
         for _ in range(config.random_moves):
             self._play(random_move(self.game, self.rng), target=None, value=0.0, comment="random opening move")
         if not self.game.is_over:
             self.start_move()
 
+    @property
+    def job(self) -> SearchJob | None:
+        """The current move's search for the scheduler to step (None once the game is over)."""
+        return None if self.move is None else self.move.job
+
     def start_move(self) -> None:
         self.full = self.rng.random() < self.config.full_search_share
         visits = self.config.readouts if self.full else self.config.cheap
-        self.job = SearchJob(self.player.search_for(self.game, to_play=True), self.evaluator, visits,
-                             noise=self.full and self.config.player.noise)
+        self.move = self.player.begin(self.game, visits=visits, noise=self.full and self.config.player.noise)
 
     def play_searched(self) -> None:
         """Decide and play (or resign) after the search; start the next one unless the game is over."""
-        assert self.job is not None
-        result = self.job.result()
-        self.simulations += self.job.simulations
+        assert self.move is not None and self.move.job is not None
+        self.simulations += self.move.job.simulations
         self.moves_played += 1
-        self.job = None
+        decision, self.move = self.move.finish(), None
+        result = decision.search
+        assert result is not None
         mover = self.game.to_play
-        if self.watch is not None:
-            self.watch.see(mover, result)
-        decision = self.player.decide(self.game, result)
+        if decision.would_resign and not decision.resign and self.would_resign is None:
+            self.would_resign = mover  # a game that plays on notes who would have resigned first
         if decision.resign:
             self.game.resign(mover)
             return
@@ -327,7 +331,7 @@ class _SelfPlayGame:
         self.game.play(action)
 
     def record(self, model: str) -> SelfPlayRecord:
-        would = None if self.watch is None or self.watch.first is None else self.watch.first.letter
+        would = None if self.would_resign is None else self.would_resign.letter
         return SelfPlayRecord(rules=self.game.rules, model=model, actions=tuple(m.action for m in self.game.moves),
                               targets=tuple(self.targets), policy=tuple(self.policy), values=tuple(self.values),
                               result=self.game.outcome(), final=final_board(self.game),

@@ -485,9 +485,7 @@ class Search:
         last_report = time.monotonic()
         finished = job.finished
         while not finished:
-            leaves, legal = job.gather()
-            if len(leaves):
-                job.complete(self.evaluator.evaluate(leaves, legal))
+            job.step()
             finished = job.finished or (stop is not None and stop())
             if progress is not None and not finished and time.monotonic() - last_report >= progress_every:
                 progress(self)
@@ -661,6 +659,12 @@ class SearchJob:
 
     def complete(self, evaluation: Evaluation) -> None:
         self.search.complete(evaluation)
+
+    def step(self) -> None:
+        """One leaf batch gathered, evaluated by the job's own evaluator and completed: a search stepped alone."""
+        leaves, legal = self.gather()
+        if len(leaves):
+            self.complete(self.evaluator.evaluate(leaves, legal))
 
     def result(self) -> SearchResult:
         return self.search.result(self.elapsed, self.simulations)

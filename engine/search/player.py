@@ -1,6 +1,11 @@
-"""``Player``: decides what to play from a search, for GTP and self-play alike.
+"""``Player``: decides every move, for GTP, Gomocup, the analysis engine, matches and self-play alike.
 
-It owns the search limits, tree reuse, root noise and temperature, and the
+One seam turns a position and its budget into a decision: :meth:`Player.begin` starts the move's search
+(a :class:`MoveSearch`), :meth:`MoveSearch.step` runs it a leaf batch at a time (or a scheduler steps many
+moves' :attr:`MoveSearch.job` together, one evaluator call serving all: self-play, matches), and
+:meth:`MoveSearch.finish` turns it into a :class:`Decision`. :meth:`Player.choose` is the three in a row.
+
+The player owns the search limits, tree reuse, root noise and temperature, and the
 decisions a search cannot make alone: when to resign (the root value stays
 below a threshold, and the score lead below a margin, for several of the player's own moves, never early
 in a handicap game: :mod:`engine.search.resign`; or a Gomoku game is
@@ -18,6 +23,7 @@ visited).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
@@ -31,11 +37,11 @@ from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
 from engine.search.levels import without_blind_spots
-from engine.search.mcts import Search, SearchConfig, SearchResult
+from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
 
-__all__ = ["PlayerConfig", "Decision", "Player", "PLAY_OPENING"]
+__all__ = ["PlayerConfig", "Decision", "MoveSearch", "Player", "PLAY_OPENING"]
 
 DEAD_STONE_PLAYOUTS = 200
 """Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
@@ -95,19 +101,74 @@ class PlayerConfig:
 @dataclass(frozen=True)
 class Decision:
     """The move chosen (an action; ``None`` with ``resign``) and the search behind it (None: the player resigned
-    a game that is over without searching)."""
+    a game that is over without searching): its visits and policy target (training's pi), its value.
+    ``would_resign``: the resignation rule says resign, whether or not the player does (a player made with
+    ``resigns=False`` plays on and says so, for self-play's false-resignation count)."""
 
     action: int | None
     resign: bool
     search: SearchResult | None
+    would_resign: bool = False
+
+
+class MoveSearch:
+    """One move's search in progress (:meth:`Player.begin`): step it until it is done, then :meth:`finish` it.
+    ``decided``: a decision made without a search (``job`` None).
+
+    A caller that batches many moves' leaves into one evaluator call steps :attr:`job` (None: no search, the
+    player resigns a game that is over) through :func:`engine.search.batching.step` instead of :meth:`step`.
+    """
+
+    def __init__(self, player: Player, game: Game, job: SearchJob | None, dead: Collection[int] = (),
+                 stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
+                 progress_every: float = 0.1, decided: Decision | None = None) -> None:
+        self.player = player
+        self.game = game
+        self.job = job
+        self._dead = dead
+        self._stop = stop
+        self._progress = progress
+        self._progress_every = progress_every
+        self._last_report = time.monotonic()
+        self._stopped = False
+        self._decision = decided
+
+    @property
+    def done(self) -> bool:
+        """Whether the search is over: a limit reached, ``stop()`` said so, or there was nothing to search."""
+        return self.job is None or self._stopped or self.job.finished
+
+    def step(self) -> bool:
+        """Run one leaf batch through the player's evaluator (nothing once done); whether the search wants more."""
+        job = self.job
+        if job is None or self.done:
+            return False
+        job.step()
+        self._stopped = self._stop is not None and self._stop()
+        due = time.monotonic() - self._last_report >= self._progress_every
+        if self._progress is not None and due and not self.done:
+            self._progress(job.search)
+            self._last_report = time.monotonic()
+        return not self.done
+
+    def finish(self) -> Decision:
+        """The move (or resignation) the search found, as the player decides it; the same decision if asked
+        again."""
+        if self._decision is None:
+            assert self.job is not None
+            self._decision = self.player.decide(self.game, self.job.result(), self._dead)
+        return self._decision
 
 
 class Player:
-    """Chooses moves for either colour of a game with one evaluator."""
+    """Chooses moves for either colour of a game with one evaluator. ``resigns`` False: never resign, but watch
+    the rule (:attr:`Decision.would_resign`)."""
 
-    def __init__(self, evaluator: Evaluator, config: PlayerConfig = PlayerConfig(), seed: int | None = None) -> None:
+    def __init__(self, evaluator: Evaluator, config: PlayerConfig = PlayerConfig(), seed: int | None = None, *,
+                 resigns: bool = True) -> None:
         self.evaluator = evaluator
         self.config = config
+        self.resigns = resigns
         self.rng = np.random.default_rng(seed)
         self._seed = seed
         self._search: Search | None = None
@@ -164,19 +225,21 @@ class Player:
         search = self.search_for(game, to_play=to_play)
         return search.run(visits, playouts=playouts, seconds=seconds, stop=stop, progress=progress, noise=noise)
 
-    def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
-               stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
-               dead: Collection[int] = ()) -> Decision:
-        """Search and decide a move for ``color`` (default: the side to move) without playing it, within
-        ``seconds`` (and ``config.seconds``) from now, the threat guard's reading included.
+    def begin(self, game: Game, color: int | None = None, *, visits: int | None = None, noise: bool | None = None,
+              seconds: float | None = None, stop: Callable[[], bool] | None = None,
+              progress: Callable[[Search], None] | None = None, dead: Collection[int] = ()) -> MoveSearch:
+        """Begin the search of a move for ``color`` (default: the side to move), to be decided without playing
+        it, within ``seconds`` (and ``config.seconds``) from now, the threat guard's reading included.
 
-        In a Go game that two passes or the move cap ended the player plays on
-        (:meth:`Game.play_on`, on a copy): GTP knows no end of game. In a Gomoku game
-        that is over it resigns when it lost (:meth:`concedes`). ``dead`` (cleanup,
+        ``visits`` and ``noise`` (None: the config's) set this move's budget and root noise (self-play's
+        full and cheap searches). ``stop()``, asked after every :meth:`MoveSearch.step`, ends the search;
+        ``progress(search)`` sees it every tenth of a second. In a Go game that two passes or the move cap
+        ended the player plays on (:meth:`Game.play_on`, on a copy): GTP knows no end of game. In a Gomoku
+        game that is over it resigns when it lost (:meth:`concedes`), without a search. ``dead`` (cleanup,
         ``kgs-genmove_cleanup``): stones called dead, see :meth:`decide`.
         """
         if self.concedes(game, color):
-            return Decision(None, True, None)
+            return MoveSearch(self, game, None, decided=Decision(None, True, None))
         game = self.for_color(game, color)
         if game.is_over:
             game = game.copy()
@@ -187,9 +250,18 @@ class Player:
         guard_deadline = None if deadline is None else deadline.share(GUARD_SHARE)
         search = self.search_for(game, to_play=True, deadline=guard_deadline)
         seconds = None if deadline is None else deadline.remaining()
-        result = search.run(cfg.visits, playouts=cfg.playouts, seconds=seconds, stop=stop, progress=progress,
-                            noise=cfg.noise)
-        return self.decide(game, result, dead)
+        job = SearchJob(search, self.evaluator, cfg.visits if visits is None else visits,
+                        cfg.noise if noise is None else noise, playouts=cfg.playouts, seconds=seconds)
+        return MoveSearch(self, game, job, dead, stop, progress)
+
+    def choose(self, game: Game, color: int | None = None, *, seconds: float | None = None,
+               stop: Callable[[], bool] | None = None, progress: Callable[[Search], None] | None = None,
+               dead: Collection[int] = ()) -> Decision:
+        """Search and decide a move, as :meth:`begin` describes, stepping the search to its end here."""
+        move = self.begin(game, color, seconds=seconds, stop=stop, progress=progress, dead=dead)
+        while move.step():
+            pass
+        return move.finish()
 
     @staticmethod
     def concedes(game: Game, color: int | None = None) -> bool:
@@ -219,13 +291,13 @@ class Player:
         best other move (most visits, then prior), so that they are captured
         before the game ends (KGS's cleanup phase).
         """
-        color = game.to_play
-        if self._resignation.see(color, result, game):
-            return Decision(None, True, result)
+        would_resign = self._resignation.see(game.to_play, result, game)
+        if would_resign and self.resigns:
+            return Decision(None, True, result, would_resign=True)
         action = self._pick(game, result)
         if action == game.rules.pass_action and dead:
             action = self._cleanup(game, result, dead)
-        return Decision(action, False, result)
+        return Decision(action, False, result, would_resign=would_resign)
 
     @staticmethod
     def _cleanup(game: Game, result: SearchResult, dead: Collection[int]) -> int:
