@@ -7,6 +7,7 @@ nothing heavy), so a new runtime or dtype needs no edit here.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -16,15 +17,32 @@ import click
 from engine.core.rules import GAMES as GAME_NAMES
 from engine.nn.config import DTYPES, RUNTIMES, TORCH_RUNTIMES
 
-__all__ = ["GAMES", "Decorator", "stack", "device_option", "dtype_option", "threads_option", "runtime_option",
-           "runtime_options", "network_options", "seed_option", "json_option", "log_level_option", "ray_options",
-           "ray_layout", "evaluator_options", "komi_correction_option", "with_komi_correction", "report", "note",
-           "fail"]
+__all__ = ["GAMES", "Decorator", "Setting", "stack", "device_option", "dtype_option", "threads_option",
+           "runtime_option", "runtime_options", "network_options", "seed_option", "json_option", "log_level_option",
+           "ray_options", "ray_layout", "evaluator_options", "komi_correction_option", "with_komi_correction",
+           "report", "note", "fail"]
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 """An option, or several stacked: what a command function is decorated with."""
 
 GAMES = click.Choice(GAME_NAMES)
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """A setting's one default: the field at ``path`` (dotted through nested configs) of ``config`` built with its
+    own defaults. An option reads its default, and its help the value, from here rather than holding a copy; the
+    config class must live in a module that imports nothing heavy (``engine --help`` loads it)."""
+
+    config: type
+    path: str
+
+    @property
+    def default(self) -> Any:
+        value: Any = self.config()
+        for name in self.path.split("."):
+            value = getattr(value, name)
+        return value
 
 
 def stack(*options: Decorator) -> Decorator:
@@ -46,12 +64,14 @@ dtype_option = click.option(
 """``--dtype`` (``EvaluatorOptions.dtype``)."""
 
 
-def threads_option(default: int | None = None) -> Decorator:
-    """``--threads``: the process's CPU threads for the network (torch's, or numpy's BLAS under the numpy runtime)."""
+def threads_option(default: int | None = None, numpy: bool = False) -> Decorator:
+    """``--threads``: the process's CPU threads for the network: torch's, and with ``numpy`` (a command with
+    ``--runtime numpy``) numpy's BLAS's under that runtime."""
+    whose = " (torch's, or numpy's BLAS under --runtime numpy)" if numpy else ""
     why = ("; more can help on an idle many-core machine, while one does not collapse when another program takes a "
            "core" if default == 1 else " [default: every core]; 1 can be faster when other work shares them")
     return click.option("--threads", type=click.IntRange(1), default=default, show_default=default is not None,
-                        help=f"CPU threads for the network (torch's, or numpy's BLAS under --runtime numpy){why}.")
+                        help=f"CPU threads for the network{whose}{why}.")
 
 
 def runtime_option(numpy: bool = False, default: str = "auto") -> Decorator:
@@ -68,7 +88,7 @@ def runtime_option(numpy: bool = False, default: str = "auto") -> Decorator:
 def runtime_options(numpy: bool = False, runtime: str = "auto", threads: int | None = None) -> Decorator:
     """--device, --dtype, --runtime, --threads: how a network runs (``EvaluatorOptions``, and the process's
     threads, which the command sets through :mod:`engine.cli.process`)."""
-    return stack(device_option, dtype_option, runtime_option(numpy, runtime), threads_option(threads))
+    return stack(device_option, dtype_option, runtime_option(numpy, runtime), threads_option(threads, numpy))
 
 
 network_options = stack(

@@ -16,6 +16,7 @@ import click
 
 from engine.cli.options import (
     GAMES,
+    Setting,
     komi_correction_option,
     log_level_option,
     runtime_options,
@@ -24,6 +25,7 @@ from engine.cli.options import (
     with_komi_correction,
 )
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
+from gtp.config import GtpConfig
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -35,16 +37,6 @@ FRONT_END_THREADS = 1
 """Torch's CPU threads of a front end unless ``--threads`` says otherwise: a GUI engine shares the machine (another
 engine, the GUI), and torch's OpenMP threads wait for each other at every layer, so two threads on two busy cores
 are several times slower than one (``engine bench genmove --contend`` measures it)."""
-
-GTP_VISITS = 1600
-"""``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``: enough to use the second a GUI user
-waits on one thread, where half as many left most of it unused (docs/benchmarks.md, *Default visits*);
-:data:`DEFAULT_MOVE_SECONDS` bounds the move on a slower machine."""
-
-DEFAULT_MOVE_SECONDS = 1.5
-"""``engine gtp`` with neither ``--visits`` nor ``--time`` nor a time control from the controller: a move ends at
-:data:`GTP_VISITS` visits or after this long, whichever comes first. A GUI user waits for every move."""
-
 
 def _check_model(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
     from engine.nn.networks import NETWORK_FREE
@@ -65,9 +57,18 @@ def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
     return model, "rollouts", model is None
 
 
-def _engine_options(runtime: str) -> Any:
-    """Options both front ends share: the model, the search limits and the hardware; ``runtime`` is the default
-    of ``--runtime``."""
+GTP_VISITS = Setting(GtpConfig, "visits")
+"""``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``."""
+GTP_MOVE_SECONDS = Setting(GtpConfig, "move_seconds")
+"""``engine gtp``'s bound on such a move while the controller has set no time control."""
+PLAYER_VISITS = 800
+"""``PlayerConfig.visits`` as the other front ends' ``--help`` prints it (the player's module loads numba, which
+``--help`` must not; a test holds the two equal)."""
+
+
+def _engine_options(runtime: str, visits_default: str = str(PLAYER_VISITS)) -> Any:
+    """Options the front ends share: the model, the search limits and the hardware; ``runtime`` is the default
+    of ``--runtime``, ``visits_default`` what ``--visits`` plays without it."""
     return stack(
         click.option("--model", default=None, callback=_check_model, metavar="PATH|rollouts|uniform",
                      help="Model file [default: the network bundled for the rules in play (Go: the one learnt "
@@ -76,9 +77,7 @@ def _engine_options(runtime: str) -> Any:
                           "'rollouts' plays pure MCTS with random playouts (weak), 'uniform' uniform priors and "
                           "no value (very weak)."),
         click.option("--visits", type=click.IntRange(min=1), default=None,
-                     help=f"Search visits per move [default: 800; engine gtp {GTP_VISITS}, stopping at "
-                          f"{DEFAULT_MOVE_SECONDS:g} s if that comes first, unless the controller sets a time "
-                          "control]."),
+                     help=f"Search visits per move [default: {visits_default}]."),
         click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
                      help="Seconds per move instead of a visit count; a time control set by the controller "
                           "can only lower it."),
@@ -206,7 +205,9 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                    "it for kata-analyze: score and territory (docs/gtp.md, GUIs).")
 @_level_option()
 @_resign_options
-@_engine_options(runtime="auto")
+@_engine_options(runtime="auto",
+                 visits_default=f"{GTP_VISITS.default}, stopping at {GTP_MOVE_SECONDS.default:g} s if that comes "
+                                "first, unless the controller sets a time control")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
                 fill_own_eyes: bool, gtp_name: str, gtp_version: str | None, level: str | None,
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
@@ -231,7 +232,7 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
 
     move_seconds = None
     if visits is None and seconds is None:
-        visits, move_seconds = GTP_VISITS, DEFAULT_MOVE_SECONDS
+        visits, move_seconds = GTP_VISITS.default, GTP_MOVE_SECONDS.default
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, komi_correction, size=size, rules=rules_text,
                                komi=komi, ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)

@@ -212,10 +212,10 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 
 @click.command("selfplay")
 @click.argument("model", type=click.Path(exists=True, dir_okay=False))
-@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True,
-              help="Visits of a full search (a policy target).")
-@click.option("--cheap-readouts", type=click.IntRange(2), default=None,
-              help="Visits of a cheap search [default: readouts / 6].")
+@click.option("--visits", "--readouts", "visits", type=click.IntRange(2), default=400, show_default=True,
+              help="Visits of a full search (a policy target); --readouts is the same setting.")
+@click.option("--cheap-visits", "--cheap-readouts", "cheap_visits", type=click.IntRange(2), default=None,
+              help="Visits of a cheap search [default: --visits / 6]; --cheap-readouts is the same setting.")
 @click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100), default=25.0,
               show_default=True, callback=_share,
               help="Playout Cap Randomization: share of moves with the full search (100: all).")
@@ -246,7 +246,7 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @ray_options
 @seed_option(None)
 @json_option
-def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full_search_share: float,
+def selfplay_command(model: str, visits: int, cheap_visits: int | None, full_search_share: float,
                      player__search__forced_playouts_k: float, player__search__gumbel_considered: int, games: int,
                      output_dir: str, output_sgf: str | None, holdout_share: float, parallel_games: int | None,
                      workers: int | None, batch_size: int, temperature_moves: int | None, random_moves: int,
@@ -273,11 +273,11 @@ def selfplay_command(model: str, readouts: int, cheap_readouts: int | None, full
         parallel_games = parallel_games or layout.parallel_games
         workers = workers or layout.workers
         config = replace_paths(SelfPlayConfig(), {
-            "player.visits": readouts, "player.search.batch_size": batch_size,
+            "player.visits": visits, "player.search.batch_size": batch_size,
             "player.search.forced_playouts_k": player__search__forced_playouts_k,
             "player.search.gumbel_considered": player__search__gumbel_considered,
             "player.temperature_moves": opening_moves(rules.size) if temperature_moves is None else temperature_moves,
-            "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_readouts,
+            "player.resign_threshold": None if no_resign else resign_threshold, "cheap_readouts": cheap_visits,
             "full_search_share": full_search_share, "parallel_games": parallel_games,
             "resign_disabled_share": resign_disabled_share, "holdout_share": holdout_share,
             "random_moves": random_moves, "seed": seed})
@@ -574,8 +574,12 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--generations", "generations", type=click.IntRange(1), default=10, show_default=True)
 @click.option("--games", "games_per_generation", type=click.IntRange(1), default=200, show_default=True,
               help="Self-play games a generation.")
-@click.option("--readouts", "selfplay__player__visits", type=click.IntRange(2), default=400, show_default=True)
-@click.option("--cheap-readouts", "selfplay__cheap_readouts", type=click.IntRange(2), default=None)
+@click.option("--visits", "--readouts", "selfplay__player__visits", type=click.IntRange(2), default=400,
+              show_default=True, help="Visits of a self-play move's full search (a policy target); --readouts is "
+              "the same setting. Matches have their own, --match-visits.")
+@click.option("--cheap-visits", "--cheap-readouts", "selfplay__cheap_readouts", type=click.IntRange(2), default=None,
+              help="Visits of a self-play move's cheap search [default: --visits / 6]; --cheap-readouts is the same "
+              "setting.")
 @click.option("--full-search-pct", "selfplay__full_search_share", type=click.FloatRange(0, 100), default=25.0,
               show_default=True, callback=_share)
 @click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
@@ -624,7 +628,7 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--rating-every", "rating_every", type=click.IntRange(1), default=1, show_default=True,
               help="Rate generation 0 and every N-th accepted generation.")
 @click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
-              help="Visits per move of models in gating and rating games.")
+              help="Visits per move of models in gating and rating games (self-play's are --visits).")
 @click.option("--match-openings", "match__openings", type=click.Path(exists=True, dir_okay=False), default=None,
               callback=_openings, help="Gating and rating games start from this opening list (`engine match "
               "--openings`), each opening twice with colours swapped; those that do not fit the board are left out.")

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
-from engine.cli.play import DEFAULT_MOVE_SECONDS, GTP_VISITS
+from engine.cli.play import GTP_MOVE_SECONDS, GTP_VISITS
 from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
 from tests.gtp.helpers import responses
@@ -103,7 +103,7 @@ def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPat
     assert [config.player.search.keep_own_eyes for config in served] == [keeps]
 
 
-@pytest.mark.parametrize("args,limits", [([], (GTP_VISITS, None, DEFAULT_MOVE_SECONDS)),
+@pytest.mark.parametrize("args,limits", [([], (GTP_VISITS.default, None, GTP_MOVE_SECONDS.default)),
                                          (["--visits", "200"], (200, None, None)),
                                          (["--time", "2"], (None, 2.0, None))])
 def test_gtp_plays_its_default_visits_within_its_default_time_unless_given_a_limit(
