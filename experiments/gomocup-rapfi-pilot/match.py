@@ -1,4 +1,4 @@
-"""A match between two Gomocup (Piskvork) brains under Gomocup's limits (:mod:`training.piskvork`).
+"""A match between two Gomocup (Piskvork) brains under Gomocup's limits (`experiments/piskvork.py`).
 
     python experiments/gomocup-rapfi-pilot/match.py "engine gomocup" /path/to/pbrain-rapfi --games 10 \\
         --rules freestyle [--opening-stones 2 --turn 5 --match 120 --memory-mb 350 --seed 0 --sgf-dir DIR --json]
@@ -17,7 +17,7 @@ import json
 import sys
 
 from engine import Rules
-from training.piskvork import Limits, PiskvorkConfig, PiskvorkMatch, play_piskvork_match
+from experiments.piskvork import Limits, PiskvorkConfig, PiskvorkMatch, play_piskvork_match
 
 
 def main() -> None:

@@ -1,4 +1,6 @@
-"""Games between Gomocup (Piskvork) brains under Gomocup's limits, refereed by the rules core.
+"""Games between Gomocup (Piskvork) brains under Gomocup's limits, refereed by the rules core: the match loop of
+the Gomocup experiments (``gomocup-limits``, ``gomocup-rapfi-pilot``), beside them rather than in the product,
+whose matches are :func:`training.match.play_match`'s.
 
 The manager's side of the protocol that :mod:`gtp.gomocup` serves, as Gomocup runs a game: both brains
 start afresh (``START``, then ``INFO timeout_turn``, ``timeout_match``, ``max_memory`` and ``rule``); the

@@ -1,5 +1,6 @@
-"""Games between Gomocup brains (``training.piskvork``): the rules core referees, late answers lose on time,
-anything but a legal point loses by forfeit, and ``engine gomocup`` plays through the manager without fault."""
+"""Games between Gomocup brains (``experiments/piskvork.py``, beside the recipes that use it): the rules core
+referees, late answers lose on time, anything but a legal point loses by forfeit, and ``engine gomocup`` plays
+through the manager without fault."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine import Color, Rules, load_sgf_file
-from training.piskvork import Limits, PiskvorkConfig, gomocup_rule, play_piskvork_game, play_piskvork_match
+from experiments.piskvork import Limits, PiskvorkConfig, gomocup_rule, play_piskvork_game, play_piskvork_match
 
 FAKE = [sys.executable, str(Path(__file__).parents[1] / "support" / "fake_brain.py")]
 SMALL = Rules.gomoku(7, 5, "freestyle")
