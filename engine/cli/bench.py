@@ -270,7 +270,8 @@ def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, g
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
 @click.option("--rules", "rules_text", default=None,
               help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
-@click.option("--readouts", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--visits", "--readouts", "readouts", type=click.IntRange(2), default=400, show_default=True,
+              help="Visits of a full search; --readouts is the same setting.")
 @click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
 @click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")

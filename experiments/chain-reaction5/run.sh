@@ -62,7 +62,7 @@ case "$ACTION" in
         # shellcheck disable=SC2086  # the flags are words
         nice -n 10 engine loop "$WORK/loop" --game chain-reaction --size 5 --heads pooled \
             --blocks "$BLOCKS" --filters "$FILTERS" --generations 100000 --cpu-hours "$CPU_HOURS" \
-            --games "$GAMES" --readouts "$READOUTS" --parallel-games 16 --workers "$WORKERS" --threads 1 \
+            --games "$GAMES" --visits "$READOUTS" --parallel-games 16 --workers "$WORKERS" --threads 1 \
             --steps "$STEPS" --batch-size 256 --window 4 --seed 5 \
             --rating-opponent "mcts-rollouts:1000" --rating-games "$RATING_GAMES" --rating-every "$RATING_EVERY" \
             --match-visits "$VISITS" $LOOP_FLAGS

@@ -22,7 +22,7 @@
 #                  from gomokubench's renju games like freestyle's
 #   METHOD_FLAGS   the self-play method (default: none, the loop's default, which is the strength
 #                  experiment's choice: forced playouts and policy target pruning), e.g.
-#                  "--gumbel 16 --readouts 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
+#                  "--gumbel 16 --visits 17 --full-search-pct 100" or "--forced-playouts 0" (plain PUCT)
 #   LOOP_FLAGS     any other `engine loop` options, passed through (e.g. "--lr 0.01")
 #   CPU_HOURS      loop budget per rules set (default 8), GENERATIONS (default 1000: the budget decides)
 #   WORKERS        self-play processes (default 2: one a core on this machine)

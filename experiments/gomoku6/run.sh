@@ -21,7 +21,7 @@ RULES="freestyle size=6 k=4"
 
 started=$(date +%s)
 engine loop "$RUN_DIR" --game gomoku --size 6 --win-length 4 --blocks 2 --filters 32 \
-    --generations "$GENERATIONS" --games "$GAMES" --readouts "$READOUTS" --parallel-games 16 \
+    --generations "$GENERATIONS" --games "$GAMES" --visits "$READOUTS" --parallel-games 16 \
     --steps "$STEPS" --batch-size 256 --optimizer adam --lr 0.002 --kl-target 0.02 --window 4 \
     --rating-games "$RATING_GAMES" --rating-opponent "$OPPONENT" --match-visits 400 --seed 0
 trained=$(date +%s)

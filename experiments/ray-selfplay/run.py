@@ -2,7 +2,7 @@
 ``engine bench selfplay --ray local`` (and any further variants), alternating, ROUNDS rounds, medians.
 
     python experiments/ray-selfplay/run.py [--rounds 3] [--variant "--ray local --inference server"] \\
-        -- --size 9 --readouts 400 --blocks 6 --filters 64 --seconds 60
+        -- --size 9 --visits 400 --blocks 6 --filters 64 --seconds 60
 
 Everything after ``--`` goes to every run (without ``--threads`` each side has its default: every core for
 the single process, one for each self-play actor's own network on a CPU-only Ray node). Each run prints one

@@ -19,7 +19,7 @@ SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"; [ -z "${BUSY:-}" ] || kill "$BUSY" 2>/dev/null || true' EXIT
 
 games_per_hour() {  # $1: workers, $2: threads per process
-    engine selfplay "$MODEL" --size 9 --games "$GAMES" --readouts 400 --workers "$1" --threads "$2" \
+    engine selfplay "$MODEL" --size 9 --games "$GAMES" --visits 400 --workers "$1" --threads "$2" \
         --seed "$RANDOM" --output-dir "$SCRATCH/games-$RANDOM" --json 2>/dev/null \
         | python3 -c "import json, sys; print(round(json.load(sys.stdin)['games_per_hour']))"
 }

@@ -68,8 +68,8 @@ arm_options() {
         puct)     echo "--games 200 $no_aux" ;;
         aux)      echo "--games 200" ;;
         forced)   echo "--games 200 --forced-playouts 2" ;;
-        gumbel16) echo "--games 800 --gumbel 16 --readouts 17 --full-search-pct 100" ;;
-        gumbel32) echo "--games 500 --gumbel 16 --readouts 33 --full-search-pct 100" ;;
+        gumbel16) echo "--games 800 --gumbel 16 --visits 17 --full-search-pct 100" ;;
+        gumbel32) echo "--games 500 --gumbel 16 --visits 33 --full-search-pct 100" ;;
         *) echo "unknown arm $1" >&2; return 1 ;;
     esac
 }
