@@ -6,11 +6,12 @@ and ownership heads, keyed as the evaluators key) on 9x9 and 19x19.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
+from bench.gtp_pipe import resident_bytes
 from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, RowCache
 from engine.nn.config import NetOutput
 
@@ -18,10 +19,7 @@ BATCH = 64
 
 
 def resident_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) / 1024
-    raise OSError("no VmRSS in /proc/self/status")
+    return resident_bytes(os.getpid()) / 2**20
 
 
 def main(size: int) -> None:

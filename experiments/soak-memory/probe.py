@@ -6,14 +6,15 @@ the staged evaluator that ``engine gtp`` uses, beside the evaluation cache's fil
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
+from bench.gtp_pipe import resident_bytes
 from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.nn.loading import EvaluatorOptions, load_evaluator
@@ -24,10 +25,7 @@ RANDOM_MOVES = 4
 
 
 def resident_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) / 1024
-    raise OSError("no VmRSS in /proc/self/status")
+    return resident_bytes(os.getpid()) / 2**20
 
 
 def main(cache_entries: int, games: int) -> None:
