@@ -1,9 +1,9 @@
 """Playing levels: the player's settings that make it play like a weaker person, from 20 kyu to full strength.
 
 A weaker level is not strong play with random blunders. It plays the way a weaker
-person does: every move is drawn from what the network learnt (the search's
-visits, sharpened by ``temperature``, over root priors widened by
-``root_temperature``), it reads less (fewer ``visits``), and it has local blind
+person does: every move is drawn from what the network learnt and the search
+read (a move's visits beyond its first plus its prior, the priors widened
+by ``root_temperature``, sharpened by ``temperature``), it reads less (fewer ``visits``), and it has local blind
 spots: at each move a ``blind_spots`` share of the board, in blocks of a few
 points (:func:`blind_spots`), is hidden from its search, as a person overlooks a
 corner while reading another.
@@ -47,12 +47,12 @@ class Level:
             return {}
         return {"visits": self.visits, "playouts": None, "seconds": None, "temperature": self.temperature,
                 "temperature_moves": EVERY_MOVE, "near_best": 0.0, "root_temperature": self.root_temperature,
-                "blind_spots": self.blind_spots}
+                "blind_spots": self.blind_spots, "draw_by_reading": True}
 
     def move_policy(self, result: SearchResult) -> np.ndarray:
         """``float32[N*N+1]``: the distribution this level's move is drawn from after ``result``, its search of
         the position (the player draws from it; full strength plays the most visited move)."""
-        return result.policy(0.0 if self.visits is None else self.temperature)
+        return result.policy(0.0 if self.visits is None else self.temperature, reading=True)
 
     @property
     def rank(self) -> float:
@@ -61,11 +61,11 @@ class Level:
 
 
 LEVELS: tuple[Level, ...] = (
-    Level("20k", visits=4, temperature=1.0, root_temperature=2.0, blind_spots=0.4),
-    Level("15k", visits=8, temperature=1.0, root_temperature=1.7, blind_spots=0.3),
-    Level("10k", visits=16, temperature=1.0, root_temperature=1.5, blind_spots=0.2),
-    Level("6k", visits=32, temperature=0.8, root_temperature=1.3, blind_spots=0.12),
-    Level("3k", visits=64, temperature=0.6, root_temperature=1.15, blind_spots=0.06),
+    Level("20k", visits=4, temperature=1.0, root_temperature=1.15, blind_spots=0.4),
+    Level("15k", visits=8, temperature=1.0, root_temperature=1.1, blind_spots=0.3),
+    Level("10k", visits=16, temperature=1.0, root_temperature=1.05, blind_spots=0.2),
+    Level("6k", visits=32, temperature=0.8, root_temperature=1.0, blind_spots=0.12),
+    Level("3k", visits=64, temperature=0.6, root_temperature=1.0, blind_spots=0.06),
     Level("1d", visits=128, temperature=0.5, root_temperature=1.0, blind_spots=0.03),
     Level(FULL_STRENGTH),
 )

@@ -198,16 +198,25 @@ class SearchResult:
         """The move to play: the solver's where the proofs impose one, else :attr:`searched_action`."""
         return self.solved_action if self.solved_action is not None else self.searched_action
 
-    def policy(self, temperature: float = 1.0) -> np.ndarray:
+    def policy(self, temperature: float = 1.0, reading: bool = False) -> np.ndarray:
         """Visit distribution sharpened by ``1 / temperature`` (0 picks :attr:`best_action`), without the moves
-        proven lost while another has visits; all on a proven win."""
+        proven lost while another has visits; all on a proven win.
+
+        ``reading`` (the levels' draw): a move the search looked at weighs its visits beyond the first plus its
+        prior. A single visit is a glance, not a reading: a search of a few visits gives most moves it looks at
+        one each, so drawing from raw visits would draw nearly uniformly among them, and a level that reads
+        more would play worse. So a short search's draw follows the (shaped) priors of the moves it looked at,
+        and the search takes over as it reads deeper."""
         won = self.proven is not None and self.proven[self.best_action] == PROVEN_WIN
-        most = float(self.visits.max())
+        counts = self.visits.astype(np.float64)
+        if reading:
+            counts = np.where(counts > 0, counts - 1.0 + self.priors.astype(np.float64), 0.0)
+        most = float(counts.max())
         if temperature <= 1e-3 or won or most <= 0:
             policy = np.zeros_like(self.visits)
             policy[self.best_action] = 1.0
             return policy
-        weights = (self.visits.astype(np.float64) / most) ** (1.0 / temperature)  # at most 1: no overflow
+        weights = (counts / most) ** (1.0 / temperature)  # at most 1: no overflow
         if self.proven is not None and weights[self.proven != PROVEN_LOSS].sum() > 0:
             weights[self.proven == PROVEN_LOSS] = 0.0
         return (weights / weights.sum()).astype(np.float32)

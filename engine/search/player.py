@@ -70,7 +70,8 @@ class PlayerConfig:
     matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
     Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
     ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
-    of the board, hidden in blocks afresh at each move.
+    of the board, hidden in blocks afresh at each move; with ``draw_by_reading`` the drawn move weighs what the
+    search read of it (:meth:`~engine.search.mcts.SearchResult.policy`'s ``reading``), not its raw visits.
     In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
     dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
     reads lost (White giving stones) or won at every move, the points still tell the moves apart.
@@ -88,6 +89,7 @@ class PlayerConfig:
     near_best: float = 0.0
     root_temperature: float = 1.0
     blind_spots: float = 0.0
+    draw_by_reading: bool = False
     handicap_score_utility: float = 0.0
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
@@ -346,7 +348,7 @@ class Player:
     def _sample(self, result: SearchResult) -> int:
         """A move drawn from the visits sharpened by ``1 / temperature``, among the near-best of the moves that
         policy keeps (not those proven lost, when another has visits)."""
-        policy = result.policy(self.config.temperature).astype(np.float64)
+        policy = result.policy(self.config.temperature, reading=self.config.draw_by_reading).astype(np.float64)
         if self.config.near_best > 0:
             kept = np.where(policy > 0, result.visits, 0.0)
             policy = np.where(kept >= self.config.near_best * kept.max(), policy, 0.0)

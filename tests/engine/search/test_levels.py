@@ -20,7 +20,7 @@ from engine.search.levels import (
     rank_value,
     without_blind_spots,
 )
-from engine.search.mcts import SearchConfig
+from engine.search.mcts import SearchConfig, SearchResult
 from engine.search.player import Player, PlayerConfig
 
 
@@ -110,3 +110,26 @@ def test_a_weak_level_draws_plausible_moves_where_full_strength_plays_one() -> N
     assert len(weak_moves) >= 3 and len(strong_moves) == 1
     rows, cols = np.divmod(np.array(sorted(weak_moves)), 9)
     assert (np.minimum.reduce([rows, cols, 8 - rows, 8 - cols]) >= 1).all()   # none on the first line
+
+
+def _result(visits: list[float], priors: list[float]) -> SearchResult:
+    return SearchResult(np.array(visits, dtype=np.float32), np.zeros(len(visits), dtype=np.float32),
+                        np.array(priors, dtype=np.float32), value=0.0, simulations=int(sum(visits)), seconds=0.0, pv=[])
+
+
+def test_a_levels_draw_follows_the_priors_where_the_search_only_glanced_at_each_move() -> None:
+    """Four visits of one each draw from those moves' priors, not uniformly among them; never an unvisited move."""
+    glanced = _result([1, 1, 1, 1, 0], [0.6, 0.2, 0.1, 0.05, 0.05])
+    np.testing.assert_allclose(glanced.policy(1.0, reading=True), np.array([0.6, 0.2, 0.1, 0.05, 0.0]) / 0.95,
+                               rtol=1e-6)
+    np.testing.assert_allclose(glanced.policy(1.0), [0.25, 0.25, 0.25, 0.25, 0.0], rtol=1e-6)
+
+
+def test_a_levels_draw_follows_the_search_where_it_read_deeply() -> None:
+    read = _result([3, 120, 4, 1, 0], [0.6, 0.2, 0.1, 0.05, 0.05])
+    policy = read.policy(1.0, reading=True)
+    assert policy[1] > 0.9 and policy.argmax() == 1 and policy[3] < 0.01
+
+
+def test_every_named_level_draws_by_reading() -> None:
+    assert all(level.player_settings()["draw_by_reading"] for level in LEVELS if level.visits is not None)
