@@ -8,7 +8,7 @@ the best ``candidate_count`` and searches them by minimax with alpha-beta to
 
     easy       depth 1, 4 candidates, one of the best 2 at random
     standard   depth 2, 10 candidates
-    hard       depth 3, 12 candidates (the strongest: about 1-3 s a move on 15x15 here)
+    hard       depth 3, 12 candidates (the strongest; each level's time a move: docs/training.md)
 
 Its own ``get_best_move`` draws from numpy's process-wide generator and knows
 only freestyle (five or more wins for both). :class:`GomokubenchPlayer` runs

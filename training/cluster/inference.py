@@ -154,8 +154,8 @@ class RemoteEvaluator:
 
     ``asynchronous``: the actor's self-play walks its other lane of games (``training.batching.play_in_flight``)
     while the server answers. Worth it where the server's network runs on a GPU; a CPU server shares the
-    actors' cores, and there the overlap lost (23 against 30 positions/s, `engine bench selfplay --ray local
-    --inference server` on two cores), the lanes' halved batches costing the network more than it gained."""
+    actors' cores, and there the lanes' halved batches cost the network more than the overlap gains
+    (docs/benchmarks.md, *Self-play*)."""
 
     def __init__(self, server: Any, asynchronous: bool = False) -> None:
         self.server = server
