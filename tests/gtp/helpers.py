@@ -10,8 +10,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
+from click.testing import CliRunner
 
+import gtp.commands
 from engine import EvaluatorOptions, PlayerConfig, SearchConfig
+from engine.cli import main
 from engine.formats.diagram import parse_diagram
 from gtp.commands import serve
 from gtp.state import FrontEndConfig
@@ -27,6 +31,17 @@ def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None
     fields.setdefault("evaluator", EvaluatorOptions(seed=seed))
     return FrontEndConfig(player=PlayerConfig(visits=visits, search=SearchConfig(batch_size=batch)),
                           seed=seed, network_free=network_free, **fields)
+
+
+def served_config(monkeypatch: pytest.MonkeyPatch, *args: str) -> FrontEndConfig:
+    """The config ``engine gtp --model uniform ARGS`` hands its session, read without running the session."""
+    served: list[FrontEndConfig] = []
+    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
+    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
+    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
+    assert result.exit_code == 0, result.output
+    assert len(served) == 1, "engine gtp starts one session"
+    return served[0]
 
 
 def gomocup_config(visits: int, seed: int = 1) -> FrontEndConfig:

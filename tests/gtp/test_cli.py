@@ -12,7 +12,7 @@ from engine.cli import main
 from engine.cli.play import GTP_MOVE_SECONDS, GTP_VISITS
 from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
-from tests.gtp.helpers import responses
+from tests.gtp.helpers import responses, served_config
 
 ENGINE = [sys.executable, "-c", "from engine.cli import main; main()"]
 
@@ -93,14 +93,8 @@ def test_gomoku_from_the_command_line() -> None:
 @pytest.mark.parametrize("args,keeps", [([], True), (["--fill-own-eyes"], False)])
 def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
                                                    keeps: bool) -> None:
-    import gtp.commands
-
-    served = []
-    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
-    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
-    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
-    assert result.exit_code == 0, result.output
-    assert [config.player.search.keep_own_eyes for config in served] == [keeps]
+    config = served_config(monkeypatch, *args)
+    assert config.player.search.keep_own_eyes == keeps
 
 
 @pytest.mark.parametrize("args,limits", [([], (GTP_VISITS.default, None, GTP_MOVE_SECONDS.default)),
@@ -108,25 +102,13 @@ def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPat
                                          (["--time", "2"], (None, 2.0, None))])
 def test_gtp_plays_its_default_visits_within_its_default_time_unless_given_a_limit(
         monkeypatch: pytest.MonkeyPatch, args: list[str], limits: tuple[object, ...]) -> None:
-    import gtp.commands
-
-    served = []
-    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
-    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
-    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
-    assert result.exit_code == 0, result.output
-    assert [(config.player.visits, config.player.seconds, config.move_seconds) for config in served] == [limits]
+    config = served_config(monkeypatch, *args)
+    assert (config.player.visits, config.player.seconds, config.move_seconds) == limits
 
 
 @pytest.mark.parametrize("args,answers", [([], ("engine", None)),
                                           (["--name", "KataGo", "--override-version", "1.15.3"], ("KataGo", "1.15.3"))])
 def test_gtp_answers_name_and_version_as_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
                                               answers: tuple[str, str | None]) -> None:
-    import gtp.commands
-
-    served = []
-    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
-    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
-    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
-    assert result.exit_code == 0, result.output
-    assert [(config.name, config.version) for config in served] == [answers]
+    config = served_config(monkeypatch, *args)
+    assert (config.name, config.version) == answers

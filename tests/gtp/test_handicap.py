@@ -7,13 +7,13 @@ import pytest
 from click.testing import CliRunner
 
 import gtp.state
-from engine import Evaluation, EvaluatorOptions, Game, PlayerConfig, PositionBatch, Rules, fixed_handicap
+from engine import Evaluation, EvaluatorOptions, Game, PositionBatch, Rules, fixed_handicap
 from engine.cli import main
 from engine.core.board import TO_PLAY
 from engine.core.types import BLACK
 from engine.search.evaluator import UniformEvaluator
 from gtp.state import EngineState, FrontEndConfig
-from tests.gtp.helpers import answers, front_end_config
+from tests.gtp.helpers import answers, front_end_config, served_config
 
 
 class BlackFarAhead:
@@ -53,16 +53,6 @@ def test_the_same_evaluation_resigns_an_even_game(black_far_ahead: None) -> None
     assert out[3::2] == [out[3], out[5], "resign"] and out[3] != "resign"
 
 
-def _served(monkeypatch: pytest.MonkeyPatch, *args: str) -> PlayerConfig:
-    import gtp.commands
-
-    served: list[FrontEndConfig] = []
-    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
-    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
-    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
-    assert result.exit_code == 0, result.output
-    return served[0].player
-
 
 @pytest.mark.parametrize("args,settings", [
     ([], (-0.9, 3, 10.0)),
@@ -70,7 +60,7 @@ def _served(monkeypatch: pytest.MonkeyPatch, *args: str) -> PlayerConfig:
     (["--no-resign"], (None, 3, 10.0))])
 def test_resignation_options_set_the_player(monkeypatch: pytest.MonkeyPatch, args: list[str],
                                             settings: tuple[object, ...]) -> None:
-    player = _served(monkeypatch, *args)
+    player = served_config(monkeypatch, *args).player
     assert (player.resign_threshold, player.resign_consecutive, player.resign_min_score) == settings
 
 

@@ -11,33 +11,22 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine import LEVELS, PlayerConfig, level_named
+from engine import LEVELS, level_named
 from engine.cli import main
 from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, profile_level
-from gtp.state import FrontEndConfig
+from tests.gtp.helpers import served_config
 from tests.gtp.test_kata_analysis import CONFIG, query, results, serve
 
 
-def _served_player(monkeypatch: pytest.MonkeyPatch, *args: str) -> PlayerConfig:
-    import gtp.commands
-
-    served: list[FrontEndConfig] = []
-    monkeypatch.setattr(gtp.commands, "serve", lambda config, *_streams: served.append(config))
-    monkeypatch.setattr("engine.cli.play.exit_at_once", lambda: None)
-    result = CliRunner().invoke(main, ["gtp", "--model", "uniform", *args], input="")
-    assert result.exit_code == 0, result.output
-    return served[0].player
-
-
 def test_gtp_level_plays_the_levels_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    player = _served_player(monkeypatch, "--level", "10k", "--no-resign")
+    player = served_config(monkeypatch, "--level", "10k", "--no-resign").player
     level = level_named("10k")
     assert (player.visits, player.temperature, player.root_temperature, player.blind_spots, player.near_best) == (
         level.visits, level.temperature, level.root_temperature, level.blind_spots, 0.0)
     assert player.temperature_moves is not None and player.temperature_moves > 10_000   # every move is drawn
     assert player.resign_threshold is None   # the other options still apply
-    full = _served_player(monkeypatch, "--level", "full")
-    assert full == _served_player(monkeypatch)
+    full = served_config(monkeypatch, "--level", "full").player
+    assert full == served_config(monkeypatch).player
 
 
 @pytest.mark.parametrize("args,message", [(["--level", "30k"], "--level"),
