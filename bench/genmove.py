@@ -46,8 +46,8 @@ def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: 
     from engine.nn.evaluator import NetEvaluator
     from engine.nn.loading import EvaluatorOptions, load_evaluator
     from engine.nn.net import NetConfig, PolicyValueNet
-    from engine.search.mcts import SearchConfig
-    from engine.search.player import Player, PlayerConfig
+    from engine.search.config import PlayerConfig, SearchConfig
+    from engine.search.player import Player
 
     rules = Rules.go(size)
     options = EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed)

@@ -24,8 +24,9 @@ def measure_search(game: str, size: int, visits: int, batch: int, moves: int, se
 
     from engine.core.game import Game
     from engine.core.rules import Rules
+    from engine.search.config import SearchConfig
     from engine.search.evaluator import UniformEvaluator
-    from engine.search.mcts import Search, SearchConfig
+    from engine.search.mcts import Search
 
     rules = Rules.default(game, size)
     position = Game(rules)

@@ -38,7 +38,8 @@ def measure_selfplay(model_path: str | None, blocks: int, filters: int, encoder:
 
     from engine import load_evaluator, read_info
     from training.models import BootstrapConfig, bootstrap, model_rules
-    from training.selfplay import SelfPlayConfig, opening_moves, timed_selfplay
+    from training.selfplay import timed_selfplay
+    from training.selfplay_config import SelfPlayConfig, opening_moves
     from training.settings import replace_paths
 
     with tempfile.TemporaryDirectory(prefix="bench-selfplay-") as scratch:

@@ -71,7 +71,8 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
     Memory is read after every game: its growth over the run's second half, once the evaluation caches (bounded,
     filled over the first games) are full, is what a longer session would keep adding."""
     from engine import EngineError, Rules
-    from training.match import MatchConfig, contestant, play_match
+    from training.match import contestant, play_match
+    from training.match_config import MatchConfig
 
     command, _ = engine_process("gtp", "--size", str(size), "--visits", str(visits), *gtp_args)
     spec = shlex.join(command)

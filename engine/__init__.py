@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from engine.nn.networks import LARGE_GO_BOARD, NETWORK_FREE, bundled_model
     from engine.nn.numpy_evaluator import NumpyEvaluator
     from engine.search.batching import Submitted, overlaps, step, submit_step
+    from engine.search.config import PlayerConfig, SearchConfig
     from engine.search.evaluator import Evaluation, Evaluator, RolloutEvaluator, masked_softmax
     from engine.search.levels import (
         FULL_STRENGTH,
@@ -72,9 +73,9 @@ if TYPE_CHECKING:
         rank_value,
         without_blind_spots,
     )
-    from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult, nodes_within
+    from engine.search.mcts import Search, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
-    from engine.search.player import Decision, MoveSearch, Player, PlayerConfig
+    from engine.search.player import Decision, MoveSearch, Player
     from engine.search.resign import ResignationWatch
 
 __all__ = [

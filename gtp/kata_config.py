@@ -9,7 +9,7 @@ here set :class:`AnalysisConfig`; any other key is reported back to the caller
 =========================  ===============================================================
 key                        what it sets
 =========================  ===============================================================
-maxVisits                  root visits per analysed position (default 800)
+maxVisits                  ``AnalysisConfig.visits``: root visits per analysed position
 maxPlayouts                new simulations per analysed position
 maxTime                    seconds per analysed position
 numSearchThreads           leaves a search gathers per step (``SearchConfig.batch_size``)

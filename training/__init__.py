@@ -34,11 +34,13 @@ if TYPE_CHECKING:
     from training.gnugo_games import GnuGoGamesConfig, write_gnugo_games
     from training.gtp_client import GTPClient, find_gnugo
     from training.loop import LoopConfig, run_loop
-    from training.match import MatchConfig, contestant, make_agent, play_match
+    from training.match import contestant, make_agent, play_match
+    from training.match_config import MatchConfig
     from training.models import BootstrapConfig, bootstrap
     from training.players import Agent, MatchPlayer
     from training.records import SelfPlayRecord, read_record, write_record
-    from training.selfplay import SelfPlayConfig, SelfPlayOutput, SelfPlaySummary, play_games, run_selfplay
+    from training.selfplay import SelfPlayOutput, SelfPlaySummary, play_games, run_selfplay
+    from training.selfplay_config import SelfPlayConfig
     from training.settings import replace_paths
     from training.stats import MatchResult
     from training.stream import SampleStream

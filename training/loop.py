@@ -55,9 +55,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import atomic_path, read_json, write_json, write_text
 from training.errors import RunStateError
-from training.match import MatchConfig
+from training.match_config import MatchConfig
 from training.models import BootstrapConfig
-from training.selfplay import HOLDOUT_DIR, SelfPlayConfig
+from training.selfplay import HOLDOUT_DIR
+from training.selfplay_config import SelfPlayConfig
 from training.settings import from_dict
 from training.stats import signed
 from training.train import TrainConfig

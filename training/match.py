@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -44,7 +44,6 @@ from engine import (
     Color,
     Game,
     GameRecord,
-    PlayerConfig,
     RolloutEvaluator,
     Rules,
     SearchJob,
@@ -54,52 +53,21 @@ from engine import (
     write_text,
 )
 from training.batching import play_in_flight, run_in_threads
-from training.gtp_client import DEFAULT_TIMEOUT, GTPClient
+from training.gtp_client import GTPClient
 from training.gtp_player import GtpPlayer
+from training.match_config import MatchConfig
 from training.player_process import PlayerProcess
-from training.players import Agent, LocalPlayer, MatchPlayer, match_player_config
+from training.players import Agent, LocalPlayer, MatchPlayer
 from training.referee import Refereed, referee_game
 from training.stats import MatchResult
 
-__all__ = ["MatchConfig", "Contestant", "make_agent", "contestant", "play_match",
+__all__ = ["Contestant", "make_agent", "contestant", "play_match",
            "games_already_played", "is_baseline", "is_local", "is_model_file", "match_rules", "DEFAULT_ROLLOUT_VISITS",
-           "BASELINES", "SCORERS"]
+           "BASELINES"]
 
 DEFAULT_ROLLOUT_VISITS = 1000
 BASELINES = "random, mcts-rollouts[:N], gomokubench[:easy|standard|hard]"
 """The baseline players' names, as error messages list them."""
-SCORERS = ("board", "a", "b")
-"""Who scores a Go game that ends on the board: the rules core on the board as it stands, or A's or B's
-``final_score`` (its dead-stone judgement)."""
-
-
-@dataclass(frozen=True)
-class MatchConfig:
-    """A match: games, how model players play (``player``: visits, leaf batch, opening, resignation), the seed;
-    the openings (each game pair's first stones: :mod:`engine.formats.openings` lines) and uniformly random
-    moves after them; who scores
-    a Go game that ends on the board (:data:`SCORERS`, or
-    ``referee``: a third engine's command line, shown each such game); threads with their own seats (``jobs``)
-    and games in flight in each (``parallel_games``); seconds a GTP engine may take over one command."""
-
-    games: int = 100
-    parallel_games: int = 8
-    player: PlayerConfig = field(default_factory=match_player_config)
-    seed: int = 0
-    random_moves: int = 0
-    openings: tuple[str, ...] = ()
-    scorer: str = "board"
-    referee: str | None = None
-    jobs: int = 1
-    timeout: float = DEFAULT_TIMEOUT
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "openings", tuple(self.openings))   # a run file holds a list
-        if self.scorer not in SCORERS or self.jobs < 1 or self.parallel_games < 1:
-            raise ValueError(f"scorer is one of {', '.join(SCORERS)} and jobs and parallel games at least 1, not "
-                             f"{self.scorer!r}, {self.jobs} and {self.parallel_games}")
-
-
 class Contestant(Protocol):
     """One side of a match: ``name`` is how the result table calls it, ``seat_name`` how game records and errors
     call its seats; ``seat(job)`` opens a new seat for a job (closed by the match)."""

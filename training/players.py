@@ -38,7 +38,6 @@ from engine import (
     Player,
     PlayerConfig,
     Rules,
-    SearchConfig,
     SearchJob,
     estimate_ownership,
     judged_outcome,
@@ -46,9 +45,10 @@ from engine import (
     step,
 )
 from training.baselines import Mover, random_move
+from training.match_config import match_player_config
 from training.selfplay import search_comment
 
-__all__ = ["Moves", "MatchPlayer", "Agent", "LocalPlayer", "match_player_config", "play_through"]
+__all__ = ["Moves", "MatchPlayer", "Agent", "LocalPlayer", "play_through"]
 
 Moves = Generator[SearchJob, None, "int | None"]
 """A genmove in progress: the searches it needs stepped, then the action it plays (None: it resigns)."""
@@ -79,15 +79,6 @@ class MatchPlayer(Protocol):
 
     def close(self) -> None:
         """Stop what it runs (a process); it plays no more."""
-
-
-def match_player_config() -> PlayerConfig:
-    """How models play a match: 400 visits, no noise, the first 2 moves sampled from the visits (so that games
-    differ), resignation at -0.95 three times running, tree reuse, Gomoku's threat guard; its passes judged on the
-    board as it stands, as the rules core scores a match's games."""
-    return PlayerConfig(visits=400, noise=False, temperature=1.0, temperature_moves=2, resign_threshold=-0.95,
-                        resign_consecutive=3, reuse_tree=True, remove_dead_stones=False, threat_guard=True,
-                        search=SearchConfig(batch_size=8))
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Nested frozen configs by dotted path: how commands set one field deep inside, and how run files load.
 
 The configs nest rather than copy (a self-play config holds a
-:class:`~engine.search.player.PlayerConfig`, which holds a
-:class:`~engine.search.mcts.SearchConfig`), so a setting has one home, named by
+:class:`~engine.search.config.PlayerConfig`, which holds a
+:class:`~engine.search.config.SearchConfig`), so a setting has one home, named by
 its path: ``replace_paths(config, {"player.search.batch_size": 8})``. The paths
 come from the dataclasses' own fields; a path that names no field is a
 ValueError, so a command cannot set a field that does not exist.

@@ -26,6 +26,7 @@ from engine.cli.options import (
     threads_option,
 )
 from engine.cli.process import set_blas_threads_first, set_torch_threads
+from engine.cli.settings import PLAYER_VISITS, SELFPLAY_BATCH, SELFPLAY_PARALLEL_GAMES, SELFPLAY_VISITS
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
            "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
@@ -141,7 +142,8 @@ def net_command(blocks: int, filters: int, size: int, batch: int, heads: str, in
 @click.command("search")
 @click.option("--game", type=GAMES, default="go", show_default=True)
 @click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=800, show_default=True, help="Visits per search.")
+@click.option("--visits", type=click.IntRange(2), default=PLAYER_VISITS.default, show_default=True,
+              help="Visits per search.")
 @click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per evaluator call.")
 @click.option("--moves", type=click.IntRange(0), default=0, show_default=True,
               help="Random opening moves played before the searched position.")
@@ -162,7 +164,7 @@ def search_command(game: str, size: int, visits: int, batch: int, moves: int, se
 @network_options
 @click.option("--encoder", default="zero17", show_default=True, help="Encoder of the random network.")
 @click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=PLAYER_VISITS.default, show_default=True)
 @click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per network call.")
 @click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
 @runtime_options()
@@ -198,7 +200,8 @@ def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: 
 @click.option("--batch-size", type=click.IntRange(1), default=256, show_default=True)
 @click.option("--channels-last/--no-channels-last", default=True, show_default=True, help="NHWC memory layout.")
 @click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
-              help="Arithmetic of the passes (as `engine train --dtype`).")
+              help="Arithmetic of the passes; bf16 is mixed precision. auto: bf16 where the hardware has it "
+                   "natively, else fp32.")
 @click.option("--steps", type=click.IntRange(1), default=4, show_default=True, help="Steps a run.")
 @click.option("--runs", type=click.IntRange(1), default=3, show_default=True, help="Runs; the median is reported.")
 @threads_option()
@@ -270,11 +273,12 @@ def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, g
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
 @click.option("--rules", "rules_text", default=None,
               help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
-@click.option("--visits", "--readouts", "readouts", type=click.IntRange(2), default=400, show_default=True,
-              help="Visits of a full search; --readouts is the same setting.")
+@click.option("--visits", "--readouts", "readouts", type=click.IntRange(2), default=SELFPLAY_VISITS.default,
+              show_default=True, help="Visits of a full search; --readouts is the same setting.")
 @click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
-@click.option("--parallel-games", type=click.IntRange(1), default=16, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
+@click.option("--parallel-games", type=click.IntRange(1), default=SELFPLAY_PARALLEL_GAMES.default, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=SELFPLAY_BATCH.default, show_default=True,
+              help="Leaves per game and step.")
 @click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True, help="Timed window.")
 @runtime_options()
 @ray_options
@@ -322,7 +326,7 @@ def _on_ray(ran: dict[str, Any]) -> str:
 @click.option("--model", "model_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="A model file [default: the bundled Go network].")
 @click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=800, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=PLAYER_VISITS.default, show_default=True)
 @click.option("--moves", type=click.IntRange(1), default=8, show_default=True, help="Genmoves a run.")
 @click.option("--rounds", type=click.IntRange(1), default=3, show_default=True,
               help="Interleaved rounds of every setting, alone and contended.")
@@ -476,8 +480,8 @@ def _megabytes(value: float | list[float]) -> str:
               help="Self-play's timed window in each process.")
 @json_option
 def gpu_command(seconds: float, as_json: bool) -> None:
-    """A CUDA GPU's targets in one run: self-play as engine loop lays it out on this machine, a b20c256 19x19
-    network's forward pass, training a b10c128 19x19 network; each with the GPU's busy share (nvidia-smi)."""
+    """A CUDA GPU's targets in one run: self-play laid out for this machine's cores and GPUs, a b20c256
+    19x19 network's forward pass, training a b10c128 19x19 network; each with the GPU's busy share (nvidia-smi)."""
     from bench.gpu import measure_gpu
 
     result = _measured(measure_gpu, seconds)

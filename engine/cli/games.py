@@ -28,6 +28,15 @@ from engine.cli.options import (
     runtime_options,
     seed_option,
 )
+from engine.cli.settings import (
+    MATCH_BATCH,
+    MATCH_GAMES,
+    MATCH_OPENING_MOVES,
+    MATCH_PARALLEL_GAMES,
+    MATCH_RESIGN_THRESHOLD,
+    MATCH_VISITS,
+    PLAYER_VISITS,
+)
 
 __all__ = ["match_command", "evaluate_command", "search_picture_command", "check_games_command",
            "gnugo_games_command", "gomokubench_games_command"]
@@ -37,13 +46,15 @@ __all__ = ["match_command", "evaluate_command", "search_picture_command", "check
 @click.command("evaluate")
 @click.argument("model_a")
 @click.argument("model_b")
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True)
-@click.option("--visits", type=click.IntRange(2), default=400, show_default=True, help="Visits per move of models.")
-@click.option("--parallel-games", type=click.IntRange(1), default=8, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True)
-@click.option("--temperature-moves", type=click.IntRange(0), default=2, show_default=True,
+@click.option("--games", type=click.IntRange(1), default=MATCH_GAMES.default, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=MATCH_VISITS.default, show_default=True,
+              help="Visits per move of models.")
+@click.option("--parallel-games", type=click.IntRange(1), default=MATCH_PARALLEL_GAMES.default, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=MATCH_BATCH.default, show_default=True)
+@click.option("--temperature-moves", type=click.IntRange(0), default=MATCH_OPENING_MOVES.default, show_default=True,
               help="Opening moves sampled from the visits, so that games differ.")
-@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.95, show_default=True)
+@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=MATCH_RESIGN_THRESHOLD.default,
+              show_default=True)
 @click.option("--no-resign", is_flag=True)
 @click.option("--sgf-dir", type=click.Path(file_okay=False), default=None, help="Write every game as SGF here.")
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: the model's game, default rules].")
@@ -66,7 +77,8 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
     from tqdm import tqdm
 
     from engine import EngineError
-    from training.match import MatchConfig, make_agent, match_rules, play_match
+    from training.match import make_agent, match_rules, play_match
+    from training.match_config import MatchConfig
     from training.settings import replace_paths
 
     try:
@@ -91,7 +103,7 @@ def evaluate_command(model_a: str, model_b: str, games: int, visits: int, parall
 @click.argument("model")
 @click.argument("output", type=click.Path(dir_okay=False))
 @click.option("--moves", default="", help="Moves played before the search, as GTP vertices: 'C3 B2'.")
-@click.option("--visits", type=click.IntRange(2), default=400, show_default=True)
+@click.option("--visits", type=click.IntRange(2), default=PLAYER_VISITS.default, show_default=True)
 @click.option("--rules", "rules_text", default=None, help="Rules string [default: the model's game, default rules].")
 @click.option("--size", type=click.IntRange(2, 25), default=None,
               help="Board size [default: the model's; a size-independent model needs it or --rules].")
@@ -151,7 +163,7 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
                    "\"gnugo --mode gtp --chinese-rules\" (overrides --scorer).")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
               help="Games played at once, each by its own pair of engines.")
-@click.option("--visits", type=click.IntRange(2), default=400, show_default=True,
+@click.option("--visits", type=click.IntRange(2), default=MATCH_VISITS.default, show_default=True,
               help="Visits per move of a player given as a model file.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
               help="Seconds an engine may take over one command before it counts as hung.")
@@ -179,7 +191,8 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
     from tqdm import tqdm
 
     from engine import EngineError, Rules
-    from training.match import MatchConfig, contestant, is_model_file, play_match
+    from training.match import contestant, is_model_file, play_match
+    from training.match_config import MatchConfig
     from training.settings import replace_paths
 
     try:

@@ -16,7 +16,6 @@ import click
 
 from engine.cli.options import (
     GAMES,
-    Setting,
     komi_correction_option,
     log_level_option,
     runtime_options,
@@ -25,7 +24,7 @@ from engine.cli.options import (
     with_komi_correction,
 )
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
-from gtp.config import GtpConfig
+from engine.cli.settings import GTP_MOVE_SECONDS, GTP_VISITS, PLAYER_VISITS
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -57,16 +56,7 @@ def _resolve_model(model: str | None) -> tuple[str | None, str, bool]:
     return model, "rollouts", model is None
 
 
-GTP_VISITS = Setting(GtpConfig, "visits")
-"""``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``."""
-GTP_MOVE_SECONDS = Setting(GtpConfig, "move_seconds")
-"""``engine gtp``'s bound on such a move while the controller has set no time control."""
-PLAYER_VISITS = 800
-"""``PlayerConfig.visits`` as the other front ends' ``--help`` prints it (the player's module loads numba, which
-``--help`` must not; a test holds the two equal)."""
-
-
-def _engine_options(runtime: str, visits_default: str = str(PLAYER_VISITS)) -> Any:
+def _engine_options(runtime: str, visits_default: str = str(PLAYER_VISITS.default)) -> Any:
     """Options the front ends share: the model, the search limits and the hardware; ``runtime`` is the default
     of ``--runtime``, ``visits_default`` what ``--visits`` plays without it."""
     return stack(

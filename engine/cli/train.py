@@ -32,6 +32,15 @@ from engine.cli.options import (
     threads_option,
 )
 from engine.cli.process import set_torch_threads
+from engine.cli.settings import (
+    MATCH_VISITS,
+    SELFPLAY_BATCH,
+    SELFPLAY_FORCED_PLAYOUTS,
+    SELFPLAY_GUMBEL,
+    SELFPLAY_PARALLEL_GAMES,
+    SELFPLAY_RESIGN_THRESHOLD,
+    SELFPLAY_VISITS,
+)
 
 __all__ = ["average_command", "bootstrap_command", "grow_command", "selfplay_command", "gather_command",
            "train_command", "validate_command", "loop_command"]
@@ -200,11 +209,13 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
     under ``prefix`` (``"player__search__"``: parameter names are dotted setting paths, ``__`` for ``.``)."""
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         command = click.option(
-            "--gumbel", f"{prefix}gumbel_considered", type=click.IntRange(0), default=0, show_default=True,
+            "--gumbel", f"{prefix}gumbel_considered", type=click.IntRange(0), default=SELFPLAY_GUMBEL.default,
+            show_default=True,
             help="Gumbel root search over this many sampled moves, with sequential halving and the completed-Q "
                  "policy target (0: PUCT at the root). Give --full-search-pct 100 with it.")(command)
         return click.option(
-            "--forced-playouts", f"{prefix}forced_playouts_k", type=click.FloatRange(0), default=2.0,
+            "--forced-playouts", f"{prefix}forced_playouts_k", type=click.FloatRange(0),
+            default=SELFPLAY_FORCED_PLAYOUTS.default,
             show_default=True, help="KataGo's forced playouts (k) in full PUCT searches, and the pruned policy "
                                     "target (0: off).")(command)
     return decorate
@@ -212,8 +223,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 
 @click.command("selfplay")
 @click.argument("model", type=click.Path(exists=True, dir_okay=False))
-@click.option("--visits", "--readouts", "visits", type=click.IntRange(2), default=400, show_default=True,
-              help="Visits of a full search (a policy target); --readouts is the same setting.")
+@click.option("--visits", "--readouts", "visits", type=click.IntRange(2), default=SELFPLAY_VISITS.default,
+              show_default=True, help="Visits of a full search (a policy target); --readouts is the same setting.")
 @click.option("--cheap-visits", "--cheap-readouts", "cheap_visits", type=click.IntRange(2), default=None,
               help="Visits of a cheap search [default: --visits / 6]; --cheap-readouts is the same setting.")
 @click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100), default=25.0,
@@ -230,13 +241,15 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               help="Games in flight per process; their leaves share one network call [default: 16; 64 on a GPU].")
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="Processes [default: 1; on a GPU one a core but two].")
-@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True, help="Leaves per game and step.")
+@click.option("--batch-size", type=click.IntRange(1), default=SELFPLAY_BATCH.default, show_default=True,
+              help="Leaves per game and step.")
 @click.option("--temperature-moves", type=click.IntRange(0), default=None,
               help="Opening moves sampled from the visits [default: N*N / 12].")
-@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=-0.9, show_default=True)
+@click.option("--resign-threshold", type=click.FloatRange(-1, 1), default=SELFPLAY_RESIGN_THRESHOLD.default,
+              show_default=True)
 @click.option("--no-resign", is_flag=True, help="Never resign.")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
-              help="Uniformly random opening moves a game (no policy target), as engine match --random-moves opens.")
+              help="Uniformly random opening moves a game (no policy target).")
 @click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100), default=10.0,
               show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None,
@@ -264,7 +277,8 @@ def selfplay_command(model: str, visits: int, cheap_visits: int | None, full_sea
     from training.gpu_busy import GpuBusy, counting_games
     from training.layout import default_layout
     from training.models import model_rules
-    from training.selfplay import SelfPlayConfig, SelfPlayOutput, opening_moves, run_selfplay
+    from training.selfplay import SelfPlayOutput, run_selfplay
+    from training.selfplay_config import SelfPlayConfig, opening_moves
     from training.settings import replace_paths
 
     try:
@@ -451,7 +465,7 @@ def _gather_collections(collections: tuple[str, ...], index_paths: tuple[str, ..
               help="KL-adaptive learning rate: keep the policy's change per step near this KL divergence.")
 @click.option("--no-symmetries", is_flag=True, help="Train on the samples as stored (no random symmetry).")
 @click.option("--channels-last/--no-channels-last", default=True, show_default=True,
-              help="Train in the NHWC memory layout (faster convolutions on the CPU; `engine bench train` compares).")
+              help="Train in the NHWC memory layout (faster convolutions on the CPU).")
 @click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16"]), default="auto", show_default=True,
               help="Arithmetic of the passes; bf16 is mixed precision (weights and optimiser in fp32). auto: bf16 "
                    "where the hardware has it natively (a GPU; a CPU with AMX or AVX-512 BF16), else fp32.")
@@ -574,9 +588,10 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--generations", "generations", type=click.IntRange(1), default=10, show_default=True)
 @click.option("--games", "games_per_generation", type=click.IntRange(1), default=200, show_default=True,
               help="Self-play games a generation.")
-@click.option("--visits", "--readouts", "selfplay__player__visits", type=click.IntRange(2), default=400,
-              show_default=True, help="Visits of a self-play move's full search (a policy target); --readouts is "
-              "the same setting. Matches have their own, --match-visits.")
+@click.option("--visits", "--readouts", "selfplay__player__visits", type=click.IntRange(2),
+              default=SELFPLAY_VISITS.default, show_default=True,
+              help="Visits of a self-play move's full search (a policy target); --readouts is the same setting. "
+                   "Matches have their own, --match-visits.")
 @click.option("--cheap-visits", "--cheap-readouts", "selfplay__cheap_readouts", type=click.IntRange(2), default=None,
               help="Visits of a self-play move's cheap search [default: --visits / 6]; --cheap-readouts is the same "
               "setting.")
@@ -587,9 +602,11 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @_selfplay_method_options("selfplay__player__search__")
 @click.option("--random-moves", "selfplay__random_moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves a self-play game (no policy target).")
-@click.option("--resign-threshold", "selfplay__player__resign_threshold", type=click.FloatRange(-1, 1), default=-0.9,
-              show_default=True, help="Self-play resigns after 3 of its moves valued below this.")
-@click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1), default=16, show_default=True,
+@click.option("--resign-threshold", "selfplay__player__resign_threshold", type=click.FloatRange(-1, 1),
+              default=SELFPLAY_RESIGN_THRESHOLD.default, show_default=True,
+              help="Self-play resigns after 3 of its moves valued below this.")
+@click.option("--parallel-games", "selfplay__parallel_games", type=click.IntRange(1),
+              default=SELFPLAY_PARALLEL_GAMES.default, show_default=True,
               help="Self-play games in flight per process (a new run on a GPU: 64 unless given).")
 @click.option("--workers", "workers", type=click.IntRange(1), default=1, show_default=True,
               help="Self-play processes (a new run on a GPU: one a core but two, unless given).")
@@ -606,8 +623,8 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
               help="From GENERATION on, train at peak learning rate LR (repeat for a step schedule; "
                    "e.g. --lr-drop 33:0.005 once the curve flattens).")
 @click.option("--grow", "grow", multiple=True, callback=_grow_steps, metavar="GENERATION:BLOCKSxFILTERS",
-              help="From GENERATION on, train a network of this size, grown from the best (`engine grow`; "
-                   "e.g. --grow 58:6x64 once a small network's curve flattens).")
+              help="From GENERATION on, train a network of this size, grown from the best so that it "
+                   "keeps what it learnt (e.g. --grow 58:6x64 once a small network's curve flattens).")
 @click.option("--optimizer", "train__optimizer", type=click.Choice(["sgd", "adam"]), default="sgd",
               show_default=True)
 @click.option("--kl-target", "train__kl_target", type=click.FloatRange(0, min_open=True), default=None)
@@ -627,11 +644,13 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
                    "scores Go games).")
 @click.option("--rating-every", "rating_every", type=click.IntRange(1), default=1, show_default=True,
               help="Rate generation 0 and every N-th accepted generation.")
-@click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=400, show_default=True,
+@click.option("--match-visits", "match__player__visits", type=click.IntRange(2), default=MATCH_VISITS.default,
+              show_default=True,
               help="Visits per move of models in gating and rating games (self-play's are --visits).")
 @click.option("--match-openings", "match__openings", type=click.Path(exists=True, dir_okay=False), default=None,
-              callback=_openings, help="Gating and rating games start from this opening list (`engine match "
-              "--openings`), each opening twice with colours swapped; those that do not fit the board are left out.")
+              callback=_openings, help="Gating and rating games start from this opening list (one opening a line, "
+              "'dx,dy' stones as offsets from the centre, black first), each opening twice with colours swapped; "
+              "those that do not fit the board are left out.")
 @device_option
 @runtime_option()
 @threads_option()
@@ -653,7 +672,7 @@ def loop_command(ctx: click.Context, run_dir: str, seed: int, ray_target: str | 
     from engine import EngineError, pick_device
     from training.layout import default_layout
     from training.loop import LoopConfig, load_config, run_loop
-    from training.selfplay import opening_moves
+    from training.selfplay_config import opening_moves
     from training.settings import replace_paths
 
     cluster = None

@@ -42,7 +42,7 @@ class Level:
     blind_spots: float = 0.0
 
     def player_settings(self) -> dict[str, Any]:
-        """The :class:`~engine.search.player.PlayerConfig` fields this level sets (none at full strength)."""
+        """The :class:`~engine.search.config.PlayerConfig` fields this level sets (none at full strength)."""
         if self.visits is None:
             return {}
         return {"visits": self.visits, "playouts": None, "seconds": None, "temperature": self.temperature,

@@ -29,6 +29,7 @@ from engine.core.game import Game
 from engine.core.position import PositionBatch
 from engine.core.rules import Rules
 from engine.core.types import BLACK
+from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.gumbel import GumbelSearch
 from engine.search.komi import at_komi, evaluator_komi, komi_shift
@@ -54,7 +55,7 @@ from engine.search.tree import (
     select_leaves,
 )
 
-__all__ = ["SearchConfig", "SearchResult", "Search", "SearchJob", "NODE_BYTES", "nodes_within"]
+__all__ = ["SearchResult", "Search", "SearchJob", "NODE_BYTES", "nodes_within"]
 
 
 NODE_BYTES = 4 * (INT_ROWS + FLOAT_ROWS)
@@ -65,81 +66,6 @@ def nodes_within(max_bytes: int) -> int:
     """The largest ``SearchConfig.capacity`` whose tree stays within ``max_bytes`` at its peak, when moving the
     root to a child holds the old arrays, the new ones and an index (8 bytes a node) at once."""
     return max(0, max_bytes) // (2 * NODE_BYTES + 8)
-
-
-ROLLOUT_C_PUCT = 5.0
-"""Exploration of pure MCTS: with uniform priors over ~N*N moves the network's c_puct (1.25) would keep
-revisiting the first child that looks no worse than its parent."""
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
-    ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
-    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
-
-    The tree starts small and doubles when full, up to ``capacity`` nodes (48 bytes each; an
-    expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
-    ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
-    score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
-    added to a visited child's Q, ``center`` the root's mean score (KataGo: 0.3 with scale 0.75).
-
-    Self-play methods (both act only in a search begun with ``noise``, the full searches of self-play):
-    ``forced_playouts_k`` > 0 turns on KataGo's forced playouts at the root (every visited child gets
-    at least ``sqrt(k * P * sum N)`` visits) and the pruned policy target (``SearchResult.policy_target``,
-    :mod:`engine.search.targets`); a Gumbel root ignores it. ``gumbel_considered`` > 0 replaces the
-    root's PUCT by Gumbel search (:mod:`engine.search.gumbel`): that many actions sampled by
-    Gumbel-top-m, sequential halving over the visit limit, the completed-Q policy as the target and the
-    halving's winner as the move; a search without ``noise`` takes the prior's top m and no Gumbel noise.
-    A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
-    Dirichlet noise and needs a visit limit.
-
-    ``komi_correction`` (Go): where the evaluator states the komi its values were learnt at and has a score head,
-    each leaf is valued at the game's komi (White's handicap bonus included) from its predicted score and spread
-    (:mod:`engine.search.komi`); off, the network's values are taken as they are.
-
-    ``keep_own_eyes`` (Go): the search never considers filling the mover's own one-point eyes, as nearly every
-    Go program's search and playouts do: a network taught by games that end before the board is played out
-    has no sound policy there, and filling the eyes of a living group loses it.
-    """
-
-    c_puct: float = 1.25
-    fpu_reduction: float = 0.25
-    root_fpu_reduction: float = 0.0
-    fpu_value: float | None = None
-    batch_size: int = 16
-    dirichlet_alpha: float | None = None
-    dirichlet_epsilon: float = 0.25
-    capacity: int = 8_000_000
-    score_utility: float = 0.0
-    score_utility_scale: float = 0.75
-    forced_playouts_k: float = 0.0
-    gumbel_considered: int = 0
-    gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
-    keep_own_eyes: bool = True
-    komi_correction: bool = True
-
-    def __post_init__(self) -> None:
-        if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
-            raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
-
-    def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
-        """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:
-        c_puct ``ROLLOUT_C_PUCT``, no first-play reduction, one leaf per step (exact MCTS).
-
-        ``try_every_move``: an unvisited move counts as a win (``fpu_value`` 1), so every move is tried
-        once before any is tried twice, as UCT does. Otherwise an unvisited move takes its parent's
-        evaluation, one random playout: when that playout was lost, the first move tried that did not
-        look lost takes every later visit (the ``mcts-rollouts`` yardstick plays so, and ratings against
-        it stay comparable only if it keeps playing so)."""
-        return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1,
-                       fpu_value=1.0 if try_every_move else None)
-
-    def alpha_for(self, legal_moves: int) -> float:
-        if self.dirichlet_alpha is not None:
-            return self.dirichlet_alpha
-        return 10.83 / max(legal_moves, 1)
 
 
 @dataclass(frozen=True)

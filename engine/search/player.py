@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -33,15 +33,16 @@ from engine.core.game import Game
 from engine.core.ownership import playout_ownership, stone_status
 from engine.core.rules import Rules
 from engine.core.types import Color, GameOverError
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
 from engine.search.levels import without_blind_spots
-from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
+from engine.search.mcts import Search, SearchJob, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
 
-__all__ = ["PlayerConfig", "Decision", "MoveSearch", "Player", "PLAY_OPENING"]
+__all__ = ["Decision", "MoveSearch", "Player", "PLAY_OPENING"]
 
 DEAD_STONE_PLAYOUTS = 200
 """Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
@@ -50,54 +51,6 @@ GUARD_SHARE = 0.5
 PLAY_OPENING = 1 / 6
 """``temperature_moves`` None: the moves drawn at the start of a game, as a share of the board's points (13 on
 9x9, 60 on 19x19), enough for the games of a network against itself to differ (docs/gtp.md, *Variety*)."""
-
-
-@dataclass(frozen=True)
-class PlayerConfig:
-    """How long to think and how to choose.
-
-    Limits: ``visits`` (root visits, reused ones included), ``playouts`` (new
-    simulations) and ``seconds``; the first one reached stops the search.
-    The first ``temperature_moves`` moves of a game (None: :data:`PLAY_OPENING` of the board's points)
-    are drawn from the visits sharpened by ``1 / temperature``, among the moves with at least
-    ``near_best`` times the most visited move's visits (0: every move, as self-play explores; the
-    front ends draw among the near-best, so that games differ without a move the search thought
-    clearly worse); afterwards the most visited move is played. ``remove_dead_stones``: judge a pass
-    that ends the game with estimated dead stones removed (GTP play, where the controller scores
-    that way); off for strict rules that score the board as it stands (Tromp-Taylor self-play).
-    ``threat_guard`` (Gomoku): read victories by continuous threats before each move and search only
-    the moves they allow (:func:`engine.search.guard.guarded_moves`); the players of GTP, Gomocup and
-    matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
-    Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
-    ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
-    of the board, hidden in blocks afresh at each move; with ``draw_by_reading`` the drawn move weighs what the
-    search read of it (:meth:`~engine.search.mcts.SearchResult.policy`'s ``reading``), not its raw visits.
-    In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
-    dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
-    reads lost (White giving stones) or won at every move, the points still tell the moves apart.
-    Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
-    player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
-    more than ``resign_min_score`` points behind.
-    """
-
-    visits: int | None = 800
-    playouts: int | None = None
-    seconds: float | None = None
-    noise: bool = False
-    temperature: float = 1.0
-    temperature_moves: int | None = 0
-    near_best: float = 0.0
-    root_temperature: float = 1.0
-    blind_spots: float = 0.0
-    draw_by_reading: bool = False
-    handicap_score_utility: float = 0.0
-    resign_threshold: float | None = -0.9
-    resign_consecutive: int = 3
-    resign_min_score: float = 0.0
-    reuse_tree: bool = True
-    remove_dead_stones: bool = True
-    threat_guard: bool = False
-    search: SearchConfig = field(default_factory=SearchConfig)
 
 
 @dataclass(frozen=True)

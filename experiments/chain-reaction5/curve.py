@@ -18,7 +18,8 @@ from typing import Any
 
 from engine import EvaluatorOptions, atomic_path, write_text
 from training.loop import load_config
-from training.match import MatchConfig, make_agent, play_match
+from training.match import make_agent, play_match
+from training.match_config import MatchConfig
 from training.settings import replace_paths
 from training.stats import wilson_interval
 

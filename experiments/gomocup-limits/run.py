@@ -25,7 +25,8 @@ from typing import Any
 
 from engine import Color, Game, Rules
 from experiments.piskvork import START_SECONDS, Brain
-from training.match import MatchConfig, make_agent
+from training.match import make_agent
+from training.match_config import MatchConfig
 from training.players import play_through
 
 TURN_LIMIT_S, MATCH_LIMIT_S, MEMORY_LIMIT_MB = 5.0, 120.0, 350.0

@@ -32,7 +32,8 @@ from engine.formats.sgf import load_sgf_file
 from engine.nn.evaluator import set_cpu_threads
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
-from training.match import Agent, MatchConfig, make_agent, match_rules, play_match
+from training.match import Agent, make_agent, match_rules, play_match
+from training.match_config import MatchConfig
 
 
 def _time_guard(model: str, paths: list[str]) -> dict[str, object]:

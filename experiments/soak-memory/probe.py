@@ -19,7 +19,8 @@ from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.nn.loading import EvaluatorOptions, load_evaluator
 from engine.nn.networks import bundled_model
-from engine.search.player import Player, PlayerConfig
+from engine.search.config import PlayerConfig
+from engine.search.player import Player
 
 RANDOM_MOVES = 4
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
-from engine.cli.play import GTP_MOVE_SECONDS, GTP_VISITS
+from engine.cli.settings import GTP_MOVE_SECONDS, GTP_VISITS
 from engine.core.rules import Rules
 from engine.nn.networks import bundled_model
 from tests.gtp.helpers import responses, served_config

@@ -135,7 +135,7 @@ def test_the_match_time_left_limits_a_move() -> None:
 
 FIRST_MOVE = """
 import io, sys, time
-from engine.search.player import PlayerConfig
+from engine.search.config import PlayerConfig
 from gtp.gomocup import GomocupBrain
 from tests.gtp.helpers import board_command, gomocup_config
 from tests.gtp.test_gomocup_clock import THREATS, compiled_kernels

@@ -15,9 +15,9 @@ from engine.core.types import WHITE
 from engine.search.evaluator import Evaluation, Evaluator, UniformEvaluator
 from training.chunks import Samples
 from training.loop import LoopConfig
-from training.match import MatchConfig
+from training.match_config import MatchConfig
 from training.models import BootstrapConfig, bootstrap
-from training.selfplay import SelfPlayConfig
+from training.selfplay_config import SelfPlayConfig
 from training.settings import replace_paths
 from training.train import TrainConfig
 

@@ -22,7 +22,8 @@ from training.cluster.worker import GameTickets
 from training.loop import STATE_FILE, LoopConfig, run_loop
 from training.models import BootstrapConfig
 from training.records import RECORD_SUFFIX, list_records
-from training.selfplay import HOLDOUT_DIR, FinishedGame, SelfPlayConfig, SelfPlayOutput
+from training.selfplay import HOLDOUT_DIR, FinishedGame, SelfPlayOutput
+from training.selfplay_config import SelfPlayConfig
 from training.settings import replace_paths
 from training.train import TrainConfig
 

@@ -13,7 +13,8 @@ from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.nn.loading import EvaluatorOptions, load_evaluator
 from engine.nn.model_file import read_info
-from engine.search.player import Player, PlayerConfig
+from engine.search.config import PlayerConfig
+from engine.search.player import Player
 from training.records import list_records
 
 pytestmark = pytest.mark.slow

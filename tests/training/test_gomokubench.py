@@ -15,7 +15,8 @@ from engine.cli import main
 from engine.core.coords import action_to_gtp, gtp_to_action
 from engine.core.game import Game
 from engine.core.rules import Rules
-from training.match import MatchConfig, contestant, make_agent, play_match
+from training.match import contestant, make_agent, play_match
+from training.match_config import MatchConfig
 
 ai = pytest.importorskip("libs.ai", reason="gomokubench is not installed (pip install gomokubench)")
 from training.gomokubench import GomokubenchPlayer  # noqa: E402  (after the skip)

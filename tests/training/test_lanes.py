@@ -11,7 +11,8 @@ from engine.core.position import PositionBatch
 from engine.search.evaluator import Evaluation, legal_masks
 from tests.training.conftest import GOMOKU6
 from training.records import list_records, read_record
-from training.selfplay import SelfPlayConfig, SelfPlayOutput, play_games
+from training.selfplay import SelfPlayOutput, play_games
+from training.selfplay_config import SelfPlayConfig
 from training.settings import replace_paths
 
 

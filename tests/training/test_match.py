@@ -14,7 +14,8 @@ from engine.formats.sgf import load_sgf_file
 from engine.search.evaluator import RolloutEvaluator
 from tests.training.conftest import GO5, GOMOKU6, eager_evaluator
 from training.baselines import random_move
-from training.match import MatchConfig, make_agent, play_match
+from training.match import make_agent, play_match
+from training.match_config import MatchConfig
 from training.players import Agent
 from training.settings import replace_paths
 from training.stats import MatchResult, elo_difference, elo_interval, wilson_interval

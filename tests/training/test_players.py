@@ -14,7 +14,8 @@ from engine.core.coords import gtp_to_action
 from engine.core.rules import Rules
 from engine.core.types import Color
 from training.errors import PlayerError
-from training.match import MatchConfig, contestant, make_agent, play_match
+from training.match import contestant, make_agent, play_match
+from training.match_config import MatchConfig
 from training.player_process import PlayerProcess
 from training.players import LocalPlayer, play_through
 

@@ -18,7 +18,8 @@ from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.formats.sgf import dump_sgf
 from engine.nn.loading import EvaluatorOptions
-from training.match import MatchConfig, make_agent, play_match
+from training.match import make_agent, play_match
+from training.match_config import MatchConfig
 from training.models import BootstrapConfig, bootstrap
 from training.replay import check_games
 from training.settings import replace_paths

@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from engine.cli import main
 from engine.core.game import Game
 from engine.core.rules import Rules
+from engine.search.config import SearchConfig
 from engine.search.evaluator import UniformEvaluator
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search
 from training.search_picture import draw_search, picture_search
 
 

@@ -12,13 +12,15 @@ from engine.core.game import Game
 from engine.core.types import Outcome
 from engine.formats.sgf import load_sgf_file
 from engine.search.batching import step
+from engine.search.config import SearchConfig
 from engine.search.evaluator import UniformEvaluator
-from engine.search.mcts import Search, SearchConfig, SearchJob
+from engine.search.mcts import Search, SearchJob
 from engine.search.root import Root
 from tests.training.conftest import GO5, GOMOKU6, BlackIsLost, Counting, eager_evaluator
 from training.gather import samples_from_record
 from training.records import list_records, read_record
-from training.selfplay import HOLDOUT_DIR, SelfPlayConfig, SelfPlayOutput, play_games
+from training.selfplay import HOLDOUT_DIR, SelfPlayOutput, play_games
+from training.selfplay_config import SelfPlayConfig
 from training.settings import replace_paths
 
 

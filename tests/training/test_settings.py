@@ -7,8 +7,8 @@ from dataclasses import asdict
 
 import pytest
 
-from training.match import MatchConfig
-from training.selfplay import SelfPlayConfig
+from training.match_config import MatchConfig
+from training.selfplay_config import SelfPlayConfig
 from training.settings import from_dict, replace_paths
 
 

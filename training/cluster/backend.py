@@ -12,7 +12,8 @@ from engine import Rules
 from training.chunks import ChunkInfo
 from training.cluster.pool import Layout
 from training.cluster.storage import RunStore
-from training.selfplay import FinishedGame, GameSummary, SelfPlayConfig, SelfPlayOutput, SelfPlaySummary
+from training.selfplay import FinishedGame, GameSummary, SelfPlayOutput, SelfPlaySummary
+from training.selfplay_config import SelfPlayConfig
 from training.train import TrainConfig, TrainResult
 
 __all__ = ["RayCluster"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Rules
-from training.selfplay import SelfPlayConfig
+from training.selfplay_config import SelfPlayConfig
 
 __all__ = ["Layout", "Slot", "ActorPool"]
 

@@ -25,7 +25,8 @@ from typing import Any
 from engine import Rules
 from training.cluster.pool import ActorPool, Layout, Slot, game_tickets
 from training.cluster.progress import ClusterProgress
-from training.selfplay import GameSink, GameSummary, SelfPlayConfig, SelfPlaySummary
+from training.selfplay import GameSink, GameSummary, SelfPlaySummary
+from training.selfplay_config import SelfPlayConfig
 
 __all__ = ["model_pool", "play_on_ray", "bench_on_ray", "LOOK_EVERY"]
 

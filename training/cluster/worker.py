@@ -20,7 +20,8 @@ from typing import Any
 
 from engine import Rules
 from training.cluster.inference import RemoteEvaluator, actor_evaluator, describe_evaluator, process_cpu_seconds
-from training.selfplay import FinishedGame, SelfPlayConfig, SelfPlaySummary, play_games, share_config, timed_selfplay
+from training.selfplay import FinishedGame, SelfPlaySummary, play_games, share_config, timed_selfplay
+from training.selfplay_config import SelfPlayConfig
 
 __all__ = ["GameTickets", "SelfPlayWorker"]
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from engine.cli import main
 from engine.cli.options import Setting
-from engine.cli.play import GTP_MOVE_SECONDS, GTP_VISITS, PLAYER_VISITS
+from engine.cli.settings import GTP_MOVE_SECONDS, GTP_VISITS
+from engine.search.config import PlayerConfig
 from gtp.config import GtpConfig
+from training.match_config import MatchConfig
+from training.selfplay_config import SelfPlayConfig
 
 
 @dataclass(frozen=True)
@@ -50,9 +54,6 @@ def test_engine_gtp_help_prints_its_configs_budget_and_nothing_of_other_commands
 
 @pytest.mark.parametrize("command", ["gomocup", "play"])
 def test_the_other_front_ends_print_the_players_default_visits(command: str) -> None:
-    from engine.search.player import PlayerConfig
-
-    assert PLAYER_VISITS == PlayerConfig().visits, "the front ends' help holds the player's default"
     assert f"Search visits per move [default: {PlayerConfig().visits}]" in _help(command)
 
 
@@ -85,3 +86,31 @@ def test_threads_help_speaks_only_of_the_commands_own_runtimes(words: tuple[str,
 
 def test_a_front_end_with_the_numpy_runtime_says_what_threads_do_there() -> None:
     assert "numpy's BLAS under --runtime numpy" in _help("gomocup")
+
+
+def _option(words: tuple[str, ...], name: str) -> click.Option:
+    command = main
+    for word in words:
+        command = command.get_command(click.Context(command), word)
+    return next(param for param in command.params if isinstance(param, click.Option) and name in param.opts)
+
+
+@pytest.mark.parametrize("words,name,default", [
+    (("match",), "--visits", MatchConfig().player.visits),
+    (("evaluate",), "--visits", MatchConfig().player.visits),
+    (("evaluate",), "--temperature-moves", MatchConfig().player.temperature_moves),
+    (("evaluate",), "--resign-threshold", MatchConfig().player.resign_threshold),
+    (("loop",), "--match-visits", MatchConfig().player.visits),
+    (("selfplay",), "--visits", SelfPlayConfig().player.visits),
+    (("selfplay",), "--batch-size", SelfPlayConfig().player.search.batch_size),
+    (("selfplay",), "--forced-playouts", SelfPlayConfig().player.search.forced_playouts_k),
+    (("loop",), "--visits", SelfPlayConfig().player.visits),
+    (("loop",), "--resign-threshold", SelfPlayConfig().player.resign_threshold),
+    (("bench", "selfplay"), "--visits", SelfPlayConfig().player.visits),
+    (("bench", "genmove"), "--visits", PlayerConfig().visits),
+    (("search-picture",), "--visits", PlayerConfig().visits),
+])
+def test_an_options_default_is_its_configs(words: tuple[str, ...], name: str, default: object) -> None:
+    """Each command's option holds the default of the config field it sets, so that the command and the library
+    play alike when the option is left out."""
+    assert _option(words, name).default == default

@@ -8,8 +8,9 @@ import pytest
 from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.search.batching import step
+from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, UniformEvaluator
-from engine.search.mcts import Search, SearchConfig, SearchJob
+from engine.search.mcts import Search, SearchJob
 
 GO5 = Rules.go(5, "chinese")
 

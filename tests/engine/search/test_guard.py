@@ -16,11 +16,11 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluation, UniformEvaluator
 from engine.search.guard import VCT_BUDGET, VCT_DEPTH, defences, guarded_moves, victory_point
-from engine.search.mcts import SearchConfig
-from engine.search.player import Player, PlayerConfig
+from engine.search.player import Player
 from tests.support.games import play_stones
 
 pytestmark = pytest.mark.slow   # the guard's threat searches take minutes in plain Python (NUMBA_DISABLE_JIT=1)

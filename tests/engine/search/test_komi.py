@@ -11,9 +11,10 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE
+from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, UniformEvaluator
 from engine.search.komi import MIN_SPREAD, at_komi, evaluator_komi, komi_shift
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search
 
 
 def _one(value: float, mu: float, sigma: float, delta: float) -> tuple[float, float]:

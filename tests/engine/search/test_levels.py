@@ -10,6 +10,7 @@ import pytest
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.evaluator import Evaluation, masked_softmax
 from engine.search.levels import (
     FULL_STRENGTH,
@@ -20,8 +21,8 @@ from engine.search.levels import (
     rank_value,
     without_blind_spots,
 )
-from engine.search.mcts import SearchConfig, SearchResult
-from engine.search.player import Player, PlayerConfig
+from engine.search.mcts import SearchResult
+from engine.search.player import Player
 
 
 class Centre:

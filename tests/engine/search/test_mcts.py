@@ -17,8 +17,9 @@ from engine.core.types import BLACK, WHITE
 from engine.formats.diagram import game_from_diagram
 from engine.search import mcts
 from engine.search.batching import step
+from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation
-from engine.search.mcts import Search, SearchConfig, SearchJob, SearchResult
+from engine.search.mcts import Search, SearchJob, SearchResult
 from engine.search.tree import ACTION, VIRTUAL
 
 

@@ -8,8 +8,8 @@ from engine.core.game import Game
 from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.search.batching import step
-from engine.search.mcts import SearchConfig
-from engine.search.player import Player, PlayerConfig
+from engine.search.config import PlayerConfig, SearchConfig
+from engine.search.player import Player
 from tests.engine.search.test_player import Constant
 
 

@@ -14,10 +14,11 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color, GameOverError
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluation
-from engine.search.mcts import SearchConfig, SearchResult
-from engine.search.player import GUARD_SHARE, Player, PlayerConfig
+from engine.search.mcts import SearchResult
+from engine.search.player import GUARD_SHARE, Player
 from engine.search.resign import earliest_resignation
 
 

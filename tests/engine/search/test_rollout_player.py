@@ -10,9 +10,9 @@ import pytest
 from engine.core.coords import action_to_gtp, gtp_to_action
 from engine.core.game import Game
 from engine.core.rules import Rules
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.evaluator import RolloutEvaluator
-from engine.search.mcts import SearchConfig
-from engine.search.player import Player, PlayerConfig
+from engine.search.player import Player
 from tests.support.games import play_stones
 
 GOMOKU = Rules.gomoku(15, 5, "freestyle")

@@ -11,9 +11,10 @@ from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
 from engine.core.types import BLACK
+from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.evaluator import Evaluation
-from engine.search.mcts import Search, SearchConfig
-from engine.search.player import Player, PlayerConfig
+from engine.search.mcts import Search
+from engine.search.player import Player
 
 RULES = Rules.parse("tromp-taylor size=7 komi=7.5")
 GOOD = 10  # the one move that wins, for the fakes below

@@ -12,8 +12,9 @@ from engine.core.position import PositionBatch
 from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.formats.diagram import game_from_diagram
+from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, Positions, UniformEvaluator, apply_decisive_moves
-from engine.search.mcts import Search, SearchConfig
+from engine.search.mcts import Search
 from engine.search.tree import (
     FIRST_CHILD,
     PARENT,
