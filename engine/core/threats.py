@@ -176,10 +176,11 @@ def _add(out, count, p):
 
 
 @njit(cache=True, inline="always")
-def _empty_near(stones, p, W, color, k, out):
-    """The empty points on the lines through ``p`` within ``k - 1`` of it, written to ``out`` (room for
-    ``8 * (k - 1)``): their count. A line is read up to the first point that is neither empty nor
-    ``color``'s (a stone of the other side, or the wall): no line of ``color``'s reaches past it."""
+def _empty_near(stones, p, W, color, k):
+    """The empty points on the lines through ``p`` within ``k - 1`` of it. A line is read up to the first point
+    that is neither empty nor ``color``'s (a stone of the other side, or the wall): no line of ``color``'s
+    reaches past it."""
+    out = np.empty(8 * (k - 1), np.int64)
     count = 0
     for d in (1, W, W + 1, W - 1):
         for step in (d, -d):
@@ -192,17 +193,16 @@ def _empty_near(stones, p, W, color, k, out):
                     count += 1
                 elif c != color:
                     break
-    return count
+    return out[:count]
 
 
 @njit(cache=True)
 def _fives_near(stones, p, W, color, k, variant, out, count):
     """Append to ``out[:count]`` the points of :func:`_empty_near` where ``color`` would win at once: the
     new count (-1: ``out`` full)."""
-    near = np.empty(8 * (k - 1), np.int64)
-    for i in range(_empty_near(stones, p, W, color, k, near)):
-        if wins_at(stones, near[i], W, color, k, variant):
-            count = _add(out, count, near[i])
+    for q in _empty_near(stones, p, W, color, k):
+        if wins_at(stones, q, W, color, k, variant):
+            count = _add(out, count, q)
             if count < 0:
                 return -1
     return count
@@ -213,10 +213,8 @@ def _open_four_defences(stones, p, W, attacker, defender, k, variant, out, count
     """Append to ``out[:count]`` every point where ``attacker`` would make an open four (two points to win
     at, or one the defender may not take) on the lines through ``p``, with those winning points: the
     defender must take one of them or lose to the open four. The new count (-1: ``out`` full)."""
-    near = np.empty(8 * (k - 1), np.int64)
     fives = np.empty(8 * (k - 1), np.int64)
-    for i in range(_empty_near(stones, p, W, attacker, k, near)):
-        q = near[i]
+    for q in _empty_near(stones, p, W, attacker, k):
         if _line_support(stones, q, W, attacker, k - 1) < k - 2 or not may_play(stones, W, q, attacker, k, variant):
             continue
         stones[q] = attacker
