@@ -1,8 +1,13 @@
-"""Shared pytest configuration: hypothesis profiles and the ``gnugo_path`` fixture."""
+"""Shared pytest configuration: torch's threads, hypothesis profiles and the ``gnugo_path`` fixture."""
 
 from __future__ import annotations
 
 import os
+
+# One torch thread in the test process and the processes it starts, unless the environment asks for more (read
+# when torch loads): the tests' networks are tiny, and where other work holds a core, torch's threads wait for each
+# other at every layer (a tiny loop's generations took four times as long on two).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import pytest
 from hypothesis import HealthCheck, settings

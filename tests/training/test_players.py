@@ -66,8 +66,8 @@ def test_parallel_jobs_play_their_baselines_in_child_processes_and_the_same_game
     def match(jobs: int) -> list[tuple[list[int], object]]:
         folder = tmp_path / f"jobs{jobs}"
         config = MatchConfig(games=4, random_moves=2, seed=4, jobs=jobs)
-        a = contestant("gomokubench:standard", "A", RULES, config)
-        b = contestant("gomokubench:standard", "B", RULES, config)
+        a = contestant("gomokubench:easy", "A", RULES, config)
+        b = contestant("gomokubench:easy", "B", RULES, config)
         play_match(a, b, RULES, config, folder, lambda _: children_seen.append(len(_children())))
         records = [load_sgf_file(folder / f"game-{i:04d}.sgf") for i in range(1, 5)]
         return [([move.action for move in record.moves], record.result) for record in records]
@@ -75,7 +75,7 @@ def test_parallel_jobs_play_their_baselines_in_child_processes_and_the_same_game
     in_threads = match(1)
     assert children_seen == [0] * 4
     children_seen.clear()
-    assert match(2) == in_threads   # deterministic players: the same four games, whichever job played each
+    assert match(2) == in_threads   # seeded players: the same four games, whichever job played each
     # two jobs, two players each, all in child processes (one job may have finished by the last game)
     assert max(children_seen) == 4 and min(children_seen) >= 2
     assert not _children()

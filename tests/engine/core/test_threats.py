@@ -202,7 +202,7 @@ def _play_out_vct(game: Game, rng: np.random.Generator, depth: int) -> tuple[int
 def test_every_vct_found_wins_against_random_defences(rules: Rules) -> None:
     rng = np.random.default_rng(5)
     found, with_three = 0, 0
-    for game in random_positions(rules, 300, seed=4):
+    for game in random_positions(rules, 200, seed=4):
         before = game.position.cells.copy()
         if _vcf(game, depth=8) is not None or _vct(game, depth=6) is None:
             continue
