@@ -93,12 +93,6 @@ class Agent:
     mover: Mover = random_move
 
     @property
-    def visits(self) -> int:
-        """Root visits of each move's search."""
-        assert self.config.visits is not None
-        return self.config.visits
-
-    @property
     def seat_name(self) -> str:
         return self.name
 

@@ -49,7 +49,7 @@ def test_agents_by_name() -> None:
     config = MatchConfig()
     assert make_agent("random", GOMOKU6, config).evaluator is None
     default = make_agent("mcts-rollouts", GOMOKU6, config)
-    assert default.visits == 1000 and isinstance(default.evaluator, RolloutEvaluator)
+    assert default.config.visits == 1000 and isinstance(default.evaluator, RolloutEvaluator)
     assert (default.config.search.c_puct, default.config.search.batch_size) == (5.0, 1)  # the seeds' pure MCTS
     assert default.config.resign_threshold == config.player.resign_threshold
     assert make_agent("MCTS-Rollouts:64", GOMOKU6, config).name == "mcts-rollouts:64"
