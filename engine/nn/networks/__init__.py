@@ -22,7 +22,7 @@ __all__ = ["BUNDLED", "LARGE_GO_BOARD", "NETWORK_FREE", "bundled_model", "networ
 #: The bundled model file of each rules family (a file name in this folder); a family missing here has none.
 BUNDLED = {"go": "go-selfplay9-b6c64-pooled.safetensors",
            "go-large": "go-tygem19-b6c64-pooled.safetensors",
-           "gomoku-freestyle": "gomoku-freestyle-selfplay15-b4c48-pooled.safetensors",
+           "gomoku-freestyle": "gomoku-freestyle-engines15-b6c64-pooled.safetensors",
            "gomoku-renju": "gomoku-renju-selfplay15-b4c48-pooled.safetensors"}
 
 
