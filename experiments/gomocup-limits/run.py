@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.piskvork, run as a script
+
 from engine import Color, Game, Rules
 from experiments.piskvork import START_SECONDS, Brain
 from training.match import make_agent

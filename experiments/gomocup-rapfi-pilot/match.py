@@ -15,6 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.piskvork, run as a script
 
 from engine import Rules
 from experiments.piskvork import Limits, PiskvorkConfig, PiskvorkMatch, play_piskvork_match
