@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 from encoders.base import Encoder, EncoderError
 from encoders.history import LZ18Encoder, Zero17Encoder
+from encoders.katago import KataGoEncoder
 from encoders.liberties import ElevenPlaneEncoder, FifteenPlaneEncoder, SevenPlaneEncoder
 from encoders.orbs import Orbs8Encoder
 from encoders.stones import Gomoku4Encoder, OnePlaneEncoder
@@ -17,7 +18,7 @@ __all__ = ["ENCODERS", "encoder_names", "get_encoder"]
 
 ENCODERS: Mapping[str, type[Encoder]] = MappingProxyType({
     cls.name: cls for cls in (OnePlaneEncoder, SevenPlaneEncoder, ElevenPlaneEncoder, FifteenPlaneEncoder,
-                              Zero17Encoder, LZ18Encoder, Gomoku4Encoder, Orbs8Encoder)
+                              Zero17Encoder, LZ18Encoder, Gomoku4Encoder, Orbs8Encoder, KataGoEncoder)
 })
 """Encoder classes by name, in the order docs/networks.md lists them."""
 

@@ -1,4 +1,5 @@
-"""Loading what a user names as a network: model files and Leela Zero weights, and the evaluator that plays them.
+"""Loading what a user names as a network: model files, Leela Zero weights and KataGo's networks, and the
+evaluator that plays them.
 
 Wherever a network file is given (``--model``, a match's player, self-play),
 Leela Zero weights serve too: :func:`model_path` recognises them by their
@@ -8,6 +9,9 @@ content and converts them once into a model file kept in a cache
 that joins a network to its encoder. The encoder is named in the model's
 metadata; it is imported inside the function, so that ``engine`` still imports
 no encoder at module level (the search receives its evaluator ready-made).
+KataGo's model files (``.bin.gz``, ``.bin``, ``.txt.gz``, ``.txt``:
+:mod:`engine.nn.katago_format`) are played as they are, by
+:class:`~engine.nn.katago_evaluator.KataGoEvaluator`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engine.core.rules import Rules
 from engine.nn import model_format
 from engine.nn.config import RUNTIMES
+from engine.nn.katago_format import is_katago_model
 from engine.nn.model_format import ModelInfo, is_leela_zero
 from engine.search.evaluator import Evaluator
 
@@ -41,7 +46,12 @@ def model_path(path: str | os.PathLike[str]) -> Path:
 
 
 def read_info(path: str | os.PathLike[str]) -> ModelInfo:
-    """The description of a model file or of Leela Zero weights, without loading the weights."""
+    """The description of a model file or of Leela Zero weights, without loading the weights (a KataGo
+    model is read whole)."""
+    if is_katago_model(path):
+        from engine.nn.katago_evaluator import read_katago_info
+
+        return read_katago_info(path)
     return model_format.read_info(model_path(path))
 
 
@@ -50,6 +60,9 @@ def load_model(path: str | os.PathLike[str], **expect: Any) -> Model:
     :func:`engine.nn.model_file.load_model`'s checks)."""
     from engine.nn import model_file
 
+    if is_katago_model(path):
+        raise model_format.ModelFormatError(f"{Path(path).name} is a KataGo network: it plays through "
+                                            f"load_evaluator, and is not one of this engine's model files")
     return model_file.load_model(model_path(path), **expect)
 
 
@@ -98,6 +111,11 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
         return UniformEvaluator()
     from encoders import get_encoder
 
+    if is_katago_model(path):
+        from encoders.katago import KataGoEncoder
+        from engine.nn.katago_evaluator import load_katago_evaluator
+
+        return load_katago_evaluator(rules, path, KataGoEncoder, options)
     path = model_path(path)
     staged = _staged(options)
     if options.runtime == "numpy" or staged:

@@ -182,10 +182,12 @@ _NUMBER_BYTES = frozenset(b"0123456789+-.eE \t\r\n")
 def is_leela_zero(path: str | os.PathLike[str]) -> bool:
     """Whether the file's content is Leela Zero weights: gzipped, or a version line then numbers.
 
-    A model file cannot pass: its first 8 bytes are a length with zero bytes in it.
+    A model file cannot pass: its first 8 bytes are a length with zero bytes in it; nor can a KataGo model.
     """
+    from engine.nn.katago_format import is_katago_model
+
     path = Path(path)
-    if not path.is_file():
+    if not path.is_file() or is_katago_model(path):
         return False
     with open(path, "rb") as handle:
         head = handle.read(64)
