@@ -28,9 +28,36 @@ from engine.core.game import Game  # noqa: E402
 from engine.core.rules import Rules  # noqa: E402
 
 LADDER_19 = ["D4", "Q16", "Q4", "D16", "C14", "R14", "K10", "J10", "K11", "J11", "L10", "C6", "F3", "R6"]
-ENDGAME_9 = ["A3", "B3", "C3", "D3", "E3", "F3", "G3", "H3", "J3",
-             "A7", "B7", "C7", "D7", "E7", "F7", "G7", "H7", "J7",
-             "B2", "B8", "D2", "D8", "F1", "F9", "H2", "H8", "C5", "E5"]
+ENDGAME_9 = [
+    "A3",
+    "B3",
+    "C3",
+    "D3",
+    "E3",
+    "F3",
+    "G3",
+    "H3",
+    "J3",
+    "A7",
+    "B7",
+    "C7",
+    "D7",
+    "E7",
+    "F7",
+    "G7",
+    "H7",
+    "J7",
+    "B2",
+    "B8",
+    "D2",
+    "D8",
+    "F1",
+    "F9",
+    "H2",
+    "H8",
+    "C5",
+    "E5",
+]
 
 
 def random_moves(size: int, count: int, seed: int) -> list[str]:
@@ -50,13 +77,34 @@ def random_moves(size: int, count: int, seed: int) -> list[str]:
 
 def positions() -> list[tuple[str, int, float, list[str]]]:
     """(name, size, komi, moves): openings, middle games, a ladder, an endgame with pass-alive walls."""
-    chosen = [("empty 19x19", 19, 7.5, []), ("empty 19x19 komi 6.5", 19, 6.5, []),
-              ("empty 9x9 komi 7", 9, 7.0, []), ("ladder 19x19", 19, 7.5, LADDER_19),
-              ("walls 9x9", 9, 7.5, ENDGAME_9)]
-    for size, count, komi in ((19, 6, 7.5), (19, 30, 7.5), (19, 80, 0.5), (19, 160, 7.5), (19, 240, 7.5),
-                              (9, 8, 7.0), (9, 25, 7.0), (9, 45, 7.5), (9, 60, 5.5), (13, 40, 7.5), (13, 100, 7.5)):
-        chosen.append((f"random {count} moves {size}x{size} komi {komi}", size, komi,
-                       random_moves(size, count, seed=size * 1000 + count)))
+    chosen = [
+        ("empty 19x19", 19, 7.5, []),
+        ("empty 19x19 komi 6.5", 19, 6.5, []),
+        ("empty 9x9 komi 7", 9, 7.0, []),
+        ("ladder 19x19", 19, 7.5, LADDER_19),
+        ("walls 9x9", 9, 7.5, ENDGAME_9),
+    ]
+    for size, count, komi in (
+        (19, 6, 7.5),
+        (19, 30, 7.5),
+        (19, 80, 0.5),
+        (19, 160, 7.5),
+        (19, 240, 7.5),
+        (9, 8, 7.0),
+        (9, 25, 7.0),
+        (9, 45, 7.5),
+        (9, 60, 5.5),
+        (13, 40, 7.5),
+        (13, 100, 7.5),
+    ):
+        chosen.append(
+            (
+                f"random {count} moves {size}x{size} komi {komi}",
+                size,
+                komi,
+                random_moves(size, count, seed=size * 1000 + count),
+            )
+        )
     return chosen
 
 
@@ -64,8 +112,9 @@ class Gtp:
     """One GTP engine over pipes."""
 
     def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
 
     def send(self, line: str) -> str:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -102,7 +151,9 @@ def parse_raw(text: str, size: int) -> dict[str, np.ndarray]:
     while i < len(lines):
         words = lines[i].split()
         if words[0] in ("policy", "whiteOwnership"):
-            rows = [float("nan") if w == "NAN" else float(w) for row in lines[i + 1:i + 1 + size] for w in row.split()]
+            rows = [
+                float("nan") if w == "NAN" else float(w) for row in lines[i + 1 : i + 1 + size] for w in row.split()
+            ]
             out[words[0]] = np.array(rows)
             i += size + 1
             continue
@@ -117,10 +168,12 @@ def differences(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray]) -> d
     legal = ~np.isnan(theirs["policy"])
     if not np.array_equal(legal, ~np.isnan(ours["policy"])):
         raise RuntimeError("the engines disagree on the legal moves")
-    return {"winrate": float(abs(ours["whiteWin"] - theirs["whiteWin"])),
-            "lead": float(abs(ours["whiteLead"] - theirs["whiteLead"])),
-            "policy": float(np.abs(ours["policy"][legal] - theirs["policy"][legal]).max()),
-            "ownership": float(np.abs(ours["whiteOwnership"] - theirs["whiteOwnership"]).max())}
+    return {
+        "winrate": float(abs(ours["whiteWin"] - theirs["whiteWin"])),
+        "lead": float(abs(ours["whiteLead"] - theirs["whiteLead"])),
+        "policy": float(np.abs(ours["policy"][legal] - theirs["policy"][legal]).max()),
+        "ownership": float(np.abs(ours["whiteOwnership"] - theirs["whiteOwnership"]).max()),
+    }
 
 
 def main() -> int:
@@ -131,8 +184,9 @@ def main() -> int:
     parser.add_argument("--json", help="write the differences here")
     args = parser.parse_args()
     katago = Gtp([args.katago, "gtp", "-model", args.model, "-config", args.config])
-    ours = Gtp([sys.executable, "-m", "engine", "gtp", "--model", args.model, "--rules", "tromp-taylor",
-                "--threads", "1"])
+    ours = Gtp(
+        [sys.executable, "-m", "engine", "gtp", "--model", args.model, "--rules", "tromp-taylor", "--threads", "1"]
+    )
     table, worst = [], {"winrate": 0.0, "lead": 0.0, "policy": 0.0, "ownership": 0.0}
     try:
         katago.send("kata-set-rules tromp-taylor")
