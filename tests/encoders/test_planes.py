@@ -241,7 +241,8 @@ def test_fifteenplane_recent_moves_are_the_moves_of_the_game(seed: int) -> None:
 
 # -------------------------------------------------- reference and batches
 def _fitting(rules: Rules) -> list[str]:
-    return [name for name, cls in ENCODERS.items() if rules.game in cls.games]
+    # katago-v7's reference is KataGo itself (experiments/katago-net/compare.py), not tests/encoders/reference.py
+    return [name for name, cls in ENCODERS.items() if rules.game in cls.games and name != "katago-v7"]
 
 
 @given(rules=any_rules, seed=st.integers(0, 2**32 - 1))
