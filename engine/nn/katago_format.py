@@ -48,7 +48,7 @@ from typing import Union
 
 import numpy as np
 
-from engine.nn.model_format import ModelFormatError
+from engine.nn.model_format import KATAGO_SUFFIXES, ModelFormatError, is_katago_model
 
 __all__ = [
     "KataGoModel",
@@ -77,7 +77,6 @@ __all__ = [
 
 MIN_VERSION, MAX_VERSION = 8, 17
 """The model versions read here: those of KataGo's input features version 7 (every network since 2020)."""
-KATAGO_SUFFIXES = (".bin.gz", ".bin", ".txt.gz", ".txt")
 ACTIVATIONS = {
     "ACTIVATION_IDENTITY": "identity",
     "ACTIVATION_RELU": "relu",
@@ -321,28 +320,6 @@ class KataGoModel:
         return (
             f"KataGo model {self.name} (version {self.version}, {self.blocks} blocks, {self.trunk.channels} channels)"
         )
-
-
-def is_katago_model(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is named as a KataGo model (``.bin.gz``, ``.bin``, ``.txt.gz``, ``.txt``) and its
-    content starts as one: a name token, then a model version in KataGo's range."""
-    path = Path(path)
-    if not path.is_file() or not path.name.lower().endswith(KATAGO_SUFFIXES):
-        return False
-    try:
-        head = _head(path, 4096)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
-        return False
-    tokens = head.split(maxsplit=2)
-    return len(tokens) >= 2 and tokens[1].isdigit() and 3 <= int(tokens[1]) <= 64
-
-
-def _head(path: Path, count: int) -> bytes:
-    with open(path, "rb") as handle:
-        start = handle.read(2)
-    opener = gzip.open if start == b"\x1f\x8b" else open
-    with opener(path, "rb") as handle:
-        return handle.read(count)
 
 
 def read_katago_model(path: str | os.PathLike[str]) -> KataGoModel:

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engine.core.rules import Rules
 from engine.nn import model_format
 from engine.nn.config import RUNTIMES
-from engine.nn.katago_format import is_katago_model
-from engine.nn.model_format import ModelInfo, is_leela_zero
+from engine.nn.model_format import ModelInfo, is_katago_model, is_leela_zero
 from engine.search.evaluator import Evaluator
 
 if TYPE_CHECKING:

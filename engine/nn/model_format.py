@@ -33,6 +33,7 @@ files) and the numpy forward pass (:mod:`engine.nn.numpy_net`) share it.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -184,8 +185,6 @@ def is_leela_zero(path: str | os.PathLike[str]) -> bool:
 
     A model file cannot pass: its first 8 bytes are a length with zero bytes in it; nor can a KataGo model.
     """
-    from engine.nn.katago_format import is_katago_model
-
     path = Path(path)
     if not path.is_file() or is_katago_model(path):
         return False
@@ -195,6 +194,25 @@ def is_leela_zero(path: str | os.PathLike[str]) -> bool:
         return True
     first, newline, rest = head.partition(b"\n")
     return bool(newline) and first.strip().isdigit() and all(byte in _NUMBER_BYTES for byte in rest)
+
+
+KATAGO_SUFFIXES = (".bin.gz", ".bin", ".txt.gz", ".txt")
+
+
+def is_katago_model(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is named as a KataGo model (``.bin.gz``, ``.bin``, ``.txt.gz``, ``.txt``) and starts as
+    one: a name token, then a model version (read by :mod:`engine.nn.katago_format`)."""
+    path = Path(path)
+    if not path.is_file() or not path.name.lower().endswith(KATAGO_SUFFIXES):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            gzipped = handle.read(2) == GZIP_MAGIC
+        with (gzip.open if gzipped else open)(path, "rb") as handle:
+            tokens = handle.read(4096).split(maxsplit=2)
+    except (OSError, EOFError, zlib.error):
+        return False
+    return len(tokens) >= 2 and tokens[1].isdigit() and 3 <= int(tokens[1]) <= 64
 
 
 def read_info(path: str | os.PathLike[str]) -> ModelInfo:

@@ -23,6 +23,7 @@ EXPECTED = {  # name: (planes, games), as the encoders' docstrings define them
     "lz18": (18, {"go"}),
     "gomoku4": (4, {"gomoku"}),
     "orbs8": (8, {"chain-reaction"}),
+    "katago-v7": (41, {"go"}),
 }
 
 
@@ -31,7 +32,7 @@ def test_registry_lists_every_encoder_with_its_planes_and_games() -> None:
     for name, (planes, games) in EXPECTED.items():
         cls = ENCODERS[name]
         assert (cls.name, cls.num_planes, set(cls.games)) == (name, planes, games)
-        assert cls.dtype in (np.dtype(np.uint8), np.dtype(np.int8))
+        assert cls.dtype in (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.float32))
     assert encoder_names("gomoku") == ["oneplane", "zero17", "gomoku4"]
     assert encoder_names("chain-reaction") == ["orbs8"]
 
