@@ -13,8 +13,7 @@ Spatial features
     encore); 9-13: where each of the last five moves was played (the last move
     first; the opponent's, then own, alternately); 14-17: KataGo's ladder
     features (laddered stones now, one and two moves ago, and the moves that
-    ladder an opponent's chain of two liberties), which this encoder leaves
-    at 0: ladders are not read; 18, 19: own, opponent area under area scoring
+    ladder an opponent's chain of two liberties: :mod:`engine.core.ladders`); 18, 19: own, opponent area under area scoring
     (pass-alive chains and territory, stones, and empty regions walled in by
     one colour: :mod:`engine.core.pass_alive`); 20, 21: encore stones (0).
 Global features
@@ -55,6 +54,7 @@ from engine.core.board import (
     TO_PLAY,
 )
 from engine.core.jit import njit
+from engine.core.ladders import ladder_features
 from engine.core.pass_alive import area_kernel
 from engine.core.position import PositionBatch
 from engine.core.rules import Rules
@@ -99,9 +99,10 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 
 @njit(cache=True)
-def katago_kernel(cells, info, action_point, width, banned, area_features, suicide, rule_rows, out):
+def katago_kernel(cells, info, action_point, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows,
+                  out):
     """Fill ``out[B, 41, N*N]`` (zeroed) with the features of the module docstring. ``rule_rows[2, 19]``:
-    the rules' global features for black and white to move."""
+    the rules' global features for black and white to move; ``zobrist``, ``empty_cells``: the geometry's."""
     points = action_point.shape[0]
     area = np.zeros(cells.shape[2], np.int16)
     for b in range(cells.shape[0]):
@@ -147,6 +148,8 @@ def katago_kernel(cells, info, action_point, width, banned, area_features, suici
                 out[b, SPATIAL_FEATURES + t - 1, :] = 1.0
             elif found >= 0:
                 out[b, 8 + t, found] = 1.0
+
+        ladder_features(cells[b], info[b], zobrist, empty_cells, width, action_point, out[b, 14:18])
 
         row = 1 if me == WHITE else 0
         for g in range(5, GLOBAL_FEATURES):
@@ -208,6 +211,8 @@ class KataGoEncoder(Encoder):
             info,
             geo.action_point,
             geo.width,
+            geo.zobrist,
+            geo.empty_cells,
             banned,
             self.rules.scoring == "area",
             self.suicide,
