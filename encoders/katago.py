@@ -13,7 +13,8 @@ Spatial features
     encore); 9-13: where each of the last five moves was played (the last move
     first; the opponent's, then own, alternately); 14-17: KataGo's ladder
     features (laddered stones now, one and two moves ago, and the moves that
-    ladder an opponent's chain of two liberties: :mod:`engine.core.ladders`); 18, 19: own, opponent area under area scoring
+    ladder an opponent's chain of two liberties: :mod:`engine.core.ladders`);
+    18, 19: own, opponent area under area scoring
     (pass-alive chains and territory, stones, and empty regions walled in by
     one colour: :mod:`engine.core.pass_alive`); 20, 21: encore stones (0).
 Global features
@@ -99,8 +100,9 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 
 @njit(cache=True)
-def katago_kernel(cells, info, action_point, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows,
-                  out):
+def katago_kernel(
+    cells, info, action_point, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows, out
+):
     """Fill ``out[B, 41, N*N]`` (zeroed) with the features of the module docstring. ``rule_rows[2, 19]``:
     the rules' global features for black and white to move; ``zobrist``, ``empty_cells``: the geometry's."""
     points = action_point.shape[0]

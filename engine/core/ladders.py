@@ -28,8 +28,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.board import HEAD, HISTORY, HISTORY_LEN, INFO_LEN, KO, LEGAL, LIBS, MOVES, NEXT, RING, SIZE, STONES
-from engine.core.board import TO_PLAY
+from engine.core.board import (
+    HEAD,
+    HISTORY,
+    HISTORY_LEN,
+    INFO_LEN,
+    KO,
+    LEGAL,
+    LIBS,
+    MOVES,
+    NEXT,
+    RING,
+    SIZE,
+    STONES,
+    TO_PLAY,
+)
 from engine.core.go import go_check, go_place_setup, go_play
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
@@ -329,10 +342,15 @@ def ladder_captured(cells, info, zobrist, W, p, defender_first):
                 a, b = buf[start], buf[start + 1]
                 libs_a = _empty_neighbours(stones, W, a)
                 libs_b = _empty_neighbours(stones, W, b)
-                if (libs_a == 0 and libs_b == 0 and _would_take_ko(cells, W, a, opp) and _would_take_ko(cells, W, b, opp)
-                        and _liberties_after_play(cells, W, a, pla, 3) <= 2
-                        and _liberties_after_play(cells, W, b, pla, 3) <= 2
-                        and not _has_capturing_move(cells, W, p)):
+                if (
+                    libs_a == 0
+                    and libs_b == 0
+                    and _would_take_ko(cells, W, a, opp)
+                    and _would_take_ko(cells, W, b, opp)
+                    and _liberties_after_play(cells, W, a, pla, 3) <= 2
+                    and _liberties_after_play(cells, W, b, pla, 3) <= 2
+                    and not _has_capturing_move(cells, W, p)
+                ):
                     answer = True
                     from_deeper = True
                     level -= 1
@@ -349,7 +367,8 @@ def ladder_captured(cells, info, zobrist, W, p, defender_first):
                         buf[start] = b
                         n = 1
                 if n > 1 and 2 * libs_b + _connection_score(cells, W, b, pla) > 2 * libs_a + _connection_score(
-                        cells, W, a, pla):
+                    cells, W, a, pla
+                ):
                     buf[start] = b
                     buf[start + 1] = a
             lengths[level] = n
