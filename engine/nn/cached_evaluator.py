@@ -78,9 +78,14 @@ class Symmetries:
 
 
 class RowCache:
-    """Network outputs by position key in least-recently-used order, the rows kept in arrays preallocated per
-    head (grown by doubling up to ``capacity``): a batch is stored and read with one copy per head, not one
-    per position, so that a search's Python cost per leaf is a dictionary lookup."""
+    """Network outputs by position key in least-recently-used order, the rows kept in one array per head: a
+    batch is stored and read with one copy per head, not one per position, so that a search's Python cost per
+    leaf is a dictionary lookup.
+
+    The arrays take the whole ``capacity`` at the first store (when the heads' shapes are known) and are
+    written once then, so the cache's memory is the process's from its first evaluation on: a session that
+    runs for hours does not climb as the cache fills, and no growing copy leaves freed blocks to the
+    allocator."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -128,23 +133,16 @@ class RowCache:
                 slot = self._slots.popitem(last=False)[1]
             self._slots[key] = slot
             slots.append(slot)
-        self._grow(max(slots) + 1, fresh)
-        assert self._rows is not None
+        if self._rows is None:
+            self._rows = fresh.map(lambda rows: self._reserve(rows.shape[1:]))
         for kept, rows in zip(self._rows, fresh):
             if kept is not None:
                 kept[slots] = rows
 
-    def _grow(self, needed: int, like: NetOutput[np.ndarray]) -> None:
-        held = 0 if self._rows is None else len(self._rows.value)
-        if needed <= held:
-            return
-        size = min(self.capacity, max(needed, 2 * held, 256))
-        grown = like.map(lambda rows: np.empty((size, *rows.shape[1:]), np.float32))
-        if self._rows is not None:
-            for new, old in zip(grown, self._rows):
-                if new is not None:
-                    new[:held] = old
-        self._rows = grown
+    def _reserve(self, row_shape: tuple[int, ...]) -> np.ndarray:
+        rows = np.empty((self.capacity, *row_shape), np.float32)
+        rows.fill(0.0)   # commit the pages now: np.zeros would leave them to be taken as rows are stored
+        return rows
 
 
 class CachedNetEvaluator:

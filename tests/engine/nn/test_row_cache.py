@@ -59,3 +59,25 @@ def test_another_board_size_starts_the_cache_afresh() -> None:
     cache.store([3], _outputs(rng, 1, 361, True))
     assert len(cache) == 1
     assert cache.lookup([1, 3], _empty(2, 361, True)) == [0]
+
+
+def test_the_row_cache_takes_its_whole_capacity_at_the_first_store_and_no_more_as_it_fills() -> None:
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    capacity, points = 4096, 81
+    batches = [_outputs(rng, 64, points, True) for _ in range(capacity // 64 + 8)]
+    cache = RowCache(capacity)
+    tracemalloc.start()
+    try:
+        cache.store(list(range(64)), batches[0])
+        first, _ = tracemalloc.get_traced_memory()
+        for b, batch in enumerate(batches[1:], start=1):
+            cache.store(list(range(64 * b, 64 * (b + 1))), batch)
+        filled, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    row_bytes = 4 * (points + 1 + 1 + points + 1)
+    assert first >= capacity * row_bytes
+    assert len(cache) == capacity
+    assert filled - first < capacity * row_bytes / 2   # the key table (about 140 bytes an entry), no rows
