@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import Color, EngineError, Game, Outcome, Rules, dump_sgf, write_text
+from engine import Color, EngineError, Game, Outcome, Rules, dump_sgf, opening_actions, write_text
 from training.baselines import random_move
 from training.match import MatchResult
 
@@ -229,7 +229,8 @@ class PiskvorkConfig:
     """A match between two brains: games, rules, random opening stones (so that the brains play different
     games), the limits, and the seed of the openings (game ``i``'s opening comes from ``(seed, i)``). ``paired``:
     games ``2k`` and ``2k + 1`` open alike (from ``(seed, k)``), A black in one and white in the other, as
-    Gomocup plays each opening of its book with both colours, so that the openings' luck cancels out."""
+    Gomocup plays each opening of its book with both colours, so that the openings' luck cancels out; so do
+    ``openings``, the lines of an opening list (:mod:`engine.formats.openings`) played in order."""
 
     games: int = 10
     rules: Rules = field(default_factory=lambda: Rules.gomoku(15, 5, "freestyle"))
@@ -237,9 +238,13 @@ class PiskvorkConfig:
     limits: Limits = field(default_factory=Limits)
     seed: int = 0
     paired: bool = False
+    openings: tuple[str, ...] = ()
 
     def opening(self, index: int) -> list[int]:
-        """The actions that open game ``index`` (from 0)."""
+        """The actions that open game ``index`` (from 0): with ``openings`` (an opening list's lines, which
+        pair the games) the list's ``index // 2``-th, else random stones."""
+        if self.openings:
+            return list(opening_actions(self.openings[index // 2 % len(self.openings)], self.rules.size))
         rng = np.random.default_rng([self.seed, index // 2 if self.paired else index])
         game = Game(self.rules)
         for _ in range(self.opening_stones):

@@ -2,12 +2,12 @@
 
     python experiments/gomocup-rapfi-pilot/match.py "engine gomocup" /path/to/pbrain-rapfi --games 10 \\
         --rules freestyle [--opening-stones 2 --turn 5 --match 120 --memory-mb 350 --seed 0 --sgf-dir DIR --json]
-        [--late-moves-play] [--paired]
+        [--late-moves-play] [--paired] [--openings LIST --openings-within N]
 
 Brain A against brain B (command lines), colours alternating (A black in even games), each game opened with
-random stones and both brains started afresh. Prints A's results, every game lost on time or by forfeit
-(with what happened), each brain's thinking time a move (median, 99th percentile, maximum) and peak memory;
-one line of JSON with ``--json``.
+random stones (or an opening list's, each opening twice) and both brains started afresh. Prints A's results,
+every game lost on time or by forfeit (with what happened), each brain's thinking time a move (median, 99th
+percentile, maximum) and peak memory; one line of JSON with ``--json``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.piskvork, run as a script
 
-from engine import Rules
+from engine import Rules, read_openings
 from experiments.piskvork import Limits, PiskvorkConfig, PiskvorkMatch, play_piskvork_match
 
 
@@ -38,12 +38,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paired", action="store_true",
                         help="Each opening twice, A black in one game and white in the next (Gomocup's way).")
+    parser.add_argument("--openings", default=None,
+                        help="An opening list (offsets from the centre, e.g. the Piskvork tournament's 3,800): "
+                             "games 2k and 2k+1 from its k-th opening that fits the board, colours swapped.")
+    parser.add_argument("--openings-within", type=int, default=None,
+                        help="With --openings: only openings whose stones lie at most N points from the centre.")
     parser.add_argument("--sgf-dir", default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    config = PiskvorkConfig(args.games, Rules.parse(args.rules), args.opening_stones,
+    rules = Rules.parse(args.rules)
+    openings = () if args.openings is None else read_openings(args.openings, rules.size, args.openings_within)
+    config = PiskvorkConfig(args.games, rules, args.opening_stones,
                             Limits(args.turn, args.match, args.memory_mb * 2 ** 20,
-                                   late_loses=not args.late_moves_play), args.seed, args.paired)
+                                   late_loses=not args.late_moves_play), args.seed, args.paired or bool(openings),
+                            openings)
 
     def progress(match: PiskvorkMatch) -> None:
         result = match.result
@@ -51,7 +59,8 @@ def main() -> None:
               file=sys.stderr, flush=True)
 
     match = play_piskvork_match(args.brain_a, args.brain_b, config, args.sgf_dir, progress)
-    summary = {"rules": str(config.rules), "opening_stones": config.opening_stones, "turn_s": args.turn,
+    summary = {"rules": str(config.rules), "opening_stones": config.opening_stones, "openings": args.openings,
+               "openings_within": args.openings_within, "turn_s": args.turn,
                "match_s": args.match, "memory_mb": args.memory_mb, "seed": args.seed, **match.to_dict()}
     if args.json:
         print(json.dumps(summary, sort_keys=True))

@@ -83,3 +83,11 @@ def test_paired_openings_give_each_opening_to_both_colours() -> None:
     assert all(len(opening) == 2 for opening in openings)
     assert single.opening(0) == openings[0] and single.opening(1) != single.opening(0)
     assert single.opening(2) == paired.opening(4)
+
+
+def test_an_opening_list_opens_each_pair_of_games_with_its_next_line() -> None:
+    config = PiskvorkConfig(games=6, paired=True, openings=("0,0, 1,0, 0,1", "-2,-2, 2,2, 3,3"))
+    centre = 7 * 15 + 7
+    assert config.opening(0) == config.opening(1) == [centre, centre + 1, centre + 15]
+    assert config.opening(2) == config.opening(3) == [centre - 32, centre + 32, centre + 48]
+    assert config.opening(4) == config.opening(0)   # the list starts again
