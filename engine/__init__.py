@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         nearest_level,
         rank_value,
         without_blind_spots,
+        without_overlooked_ataris,
     )
     from engine.search.mcts import Search, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
@@ -93,8 +94,8 @@ __all__ = [
     "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership", "rank_value", "read_collection",
     "read_index", "read_info", "read_json", "read_openings", "read_piskvork", "save_model", "set_blas_threads",
     "set_cpu_threads", "sgf_to_action", "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram",
-    "to_orb_diagram", "utc_timestamp", "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json",
-    "write_text",
+    "to_orb_diagram", "utc_timestamp", "with_handicap_bonus", "without_blind_spots", "without_overlooked_ataris",
+    "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

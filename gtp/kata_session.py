@@ -37,6 +37,7 @@ from engine import (
     SearchJob,
     step,
     without_blind_spots,
+    without_overlooked_ataris,
 )
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import (
@@ -65,8 +66,9 @@ _EOF = object()
 class _TurnJob(SearchJob):
     """The search of one analysed turn; keeps the network's policy of the root from its first evaluation.
 
-    A query with a ``humanSLProfile`` searches as its level plays (the level's visits, blind spots drawn
-    from ``rng`` and root temperature) and answers the level's move distribution as ``humanPolicy``.
+    A query with a ``humanSLProfile`` searches as its level plays (the level's visits, blind spots and
+    overlooked ataris drawn from ``rng``, and root temperature) and answers the level's move distribution as
+    ``humanPolicy``.
     """
 
     def __init__(self, query: Query, turn: Turn, evaluator: Evaluator, rng: np.random.Generator) -> None:
@@ -75,7 +77,9 @@ class _TurnJob(SearchJob):
         allowed, temperature, visits = None, config.root_policy_temperature, config.visits
         self.level = config.human_level
         if self.level is not None and self.level.visits is not None:
-            allowed = without_blind_spots(None, turn.game.legal_mask(), self.level.blind_spots, rng)
+            legal = turn.game.legal_mask()
+            allowed = without_blind_spots(None, legal, self.level.blind_spots, rng)
+            allowed = without_overlooked_ataris(allowed, turn.game.position, legal, self.level.overlooked_ataris, rng)
             temperature *= self.level.root_temperature
             visits = self.level.visits
         search.shape_root(allowed=allowed, kept_out=query.kept_out, temperature=temperature)

@@ -105,7 +105,8 @@ class PlayerConfig:
     matches turn it on, self-play leaves it off (a method stored with a run keeps its cost).
     Levels (:mod:`engine.search.levels`): a played move's search sees the root's priors widened by
     ``root_temperature`` (1: as learnt) and, with ``blind_spots`` above 0, not the moves in that share
-    of the board, hidden in blocks afresh at each move; with ``draw_by_reading`` the drawn move weighs what the
+    of the board, hidden in blocks afresh at each move, nor, with ``overlooked_ataris`` above 0, the last
+    liberty of each chain in atari with that probability; with ``draw_by_reading`` the drawn move weighs what the
     search read of it (:meth:`~engine.search.mcts.SearchResult.policy`'s ``reading``), not its raw visits.
     In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
     dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
@@ -124,6 +125,7 @@ class PlayerConfig:
     near_best: float = 0.0
     root_temperature: float = 1.0
     blind_spots: float = 0.0
+    overlooked_ataris: float = 0.0
     draw_by_reading: bool = False
     handicap_score_utility: float = 0.0
     resign_threshold: float | None = -0.9

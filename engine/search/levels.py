@@ -6,7 +6,10 @@ read (a move's visits beyond its first plus its prior, the priors widened
 by ``root_temperature``, sharpened by ``temperature``), it reads less (fewer ``visits``), and it has local blind
 spots: at each move a ``blind_spots`` share of the board, in blocks of a few
 points (:func:`blind_spots`), is hidden from its search, as a person overlooks a
-corner while reading another.
+corner while reading another. A beginner also fails to see that stones can be
+taken: a beginner's level hides the last liberty of a chain in atari, the
+capture or the escape, with probability ``overlooked_ataris``
+(:func:`overlooked_ataris`).
 
 :data:`LEVELS` is the one table of every level's settings, weakest first; ``full``
 changes nothing. The ranks are names, not measurements: docs/gtp.md (*Levels*)
@@ -21,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+    from engine.core.position import Position
     from engine.search.mcts import SearchResult
 
 __all__ = ["Level", "LEVELS", "FULL_STRENGTH", "level_named", "rank_value", "nearest_level", "blind_spots",
-           "without_blind_spots"]
+           "without_blind_spots", "overlooked_ataris", "without_overlooked_ataris"]
 
 EVERY_MOVE = 1 << 20
 """``temperature_moves`` of a level: more moves than any game has, so every move is drawn."""
@@ -40,6 +44,7 @@ class Level:
     temperature: float = 1.0
     root_temperature: float = 1.0
     blind_spots: float = 0.0
+    overlooked_ataris: float = 0.0
 
     def player_settings(self) -> dict[str, Any]:
         """The :class:`~engine.search.config.PlayerConfig` fields this level sets (none at full strength)."""
@@ -47,7 +52,8 @@ class Level:
             return {}
         return {"visits": self.visits, "playouts": None, "seconds": None, "temperature": self.temperature,
                 "temperature_moves": EVERY_MOVE, "near_best": 0.0, "root_temperature": self.root_temperature,
-                "blind_spots": self.blind_spots, "draw_by_reading": True}
+                "blind_spots": self.blind_spots, "overlooked_ataris": self.overlooked_ataris,
+                "draw_by_reading": True}
 
     def move_policy(self, result: SearchResult) -> np.ndarray:
         """``float32[N*N+1]``: the distribution this level's move is drawn from after ``result``, its search of
@@ -61,7 +67,7 @@ class Level:
 
 
 LEVELS: tuple[Level, ...] = (
-    Level("20k", visits=4, temperature=1.0, root_temperature=1.15, blind_spots=0.4),
+    Level("20k", visits=4, temperature=1.0, root_temperature=1.15, blind_spots=0.4, overlooked_ataris=0.5),
     Level("15k", visits=8, temperature=1.0, root_temperature=1.1, blind_spots=0.3),
     Level("10k", visits=16, temperature=1.0, root_temperature=1.05, blind_spots=0.2),
     Level("6k", visits=32, temperature=0.8, root_temperature=1.0, blind_spots=0.12),
@@ -119,7 +125,33 @@ def without_blind_spots(allowed: np.ndarray | None, legal: np.ndarray, share: fl
     """The root actions a search may see (``bool[N*N+1]``; ``allowed`` None: every one) less fresh blind spots of
     ``share`` (:func:`blind_spots`), unless they would hide every ``legal`` move that ``allowed`` leaves."""
     size = round((legal.shape[0] - 1) ** 0.5)
-    seen = blind_spots(size, share, rng)
+    return _narrowed(allowed, blind_spots(size, share, rng), legal)
+
+
+def overlooked_ataris(position: Position, share: float, rng: np.random.Generator) -> np.ndarray | None:
+    """``bool[N*N+1]``: the actions a search may see, with the last liberty of every chain in atari (either
+    colour's: the capture and the escape) hidden with probability ``share``, each point drawn apart, as a
+    beginner fails to notice that stones can be taken. None for ``share`` 0 or a game that is not Go."""
+    import numpy as np
+
+    if share <= 0 or position.rules.game != "go":
+        return None
+    board = position.board()
+    in_atari = np.pad((board != 0) & (position.liberties() == 1), 1)
+    touches = in_atari[:-2, 1:-1] | in_atari[2:, 1:-1] | in_atari[1:-1, :-2] | in_atari[1:-1, 2:]
+    hidden = touches & (board == 0) & (rng.random(board.shape) < share)
+    return np.append(~hidden.reshape(-1), True)
+
+
+def without_overlooked_ataris(allowed: np.ndarray | None, position: Position, legal: np.ndarray, share: float,
+                              rng: np.random.Generator) -> np.ndarray | None:
+    """The root actions a search may see (as :func:`without_blind_spots`) less the ataris it overlooks
+    (:func:`overlooked_ataris`), unless they would hide every ``legal`` move that ``allowed`` leaves."""
+    return _narrowed(allowed, overlooked_ataris(position, share, rng), legal)
+
+
+def _narrowed(allowed: np.ndarray | None, seen: np.ndarray | None, legal: np.ndarray) -> np.ndarray | None:
+    """``allowed`` less what is not ``seen`` (None: everything is), unless no ``legal`` move would be left."""
     if seen is None:
         return allowed
     narrowed = seen if allowed is None else seen & allowed

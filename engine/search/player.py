@@ -37,7 +37,7 @@ from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
-from engine.search.levels import without_blind_spots
+from engine.search.levels import without_blind_spots, without_overlooked_ataris
 from engine.search.mcts import Search, SearchJob, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
@@ -148,8 +148,8 @@ class Player:
     def search_for(self, game: Game, *, to_play: bool = False, deadline: Deadline | None = None) -> Search:
         """The search tree for the game's position: the last one, moved on, if it can be reused. ``to_play``:
         the search chooses a move to play, so the threat guard (``config.threat_guard``, reading until
-        ``deadline`` at most), the blind spots and the root temperature shape its root; analysis sees every
-        move."""
+        ``deadline`` at most), the blind spots, the overlooked ataris and the root temperature shape its root;
+        analysis sees every move."""
         fresh = not self.config.reuse_tree or self.config.search.gumbel_considered > 0  # Gumbel starts afresh
         config = self._search_config(game)
         if self._search is None or fresh or self._search.rules != game.rules or self._search.config != config:
@@ -160,6 +160,9 @@ class Player:
             allowed = guarded_moves(game, self.evaluator, deadline=deadline) if self.config.threat_guard else None
             if self.config.blind_spots > 0:
                 allowed = without_blind_spots(allowed, game.legal_mask(), self.config.blind_spots, self.rng)
+            if self.config.overlooked_ataris > 0:
+                allowed = without_overlooked_ataris(allowed, game.position, game.legal_mask(),
+                                                    self.config.overlooked_ataris, self.rng)
             if allowed is not None or self.config.root_temperature != 1.0:
                 self._search.shape_root(allowed=allowed, temperature=self.config.root_temperature)
         return self._search

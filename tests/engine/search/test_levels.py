@@ -7,9 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.position import Position
 from engine.core.rules import Rules
+from engine.formats.diagram import game_from_diagram
 from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.evaluator import Evaluation, masked_softmax
 from engine.search.levels import (
@@ -18,8 +20,10 @@ from engine.search.levels import (
     blind_spots,
     level_named,
     nearest_level,
+    overlooked_ataris,
     rank_value,
     without_blind_spots,
+    without_overlooked_ataris,
 )
 from engine.search.mcts import SearchResult
 from engine.search.player import Player
@@ -44,6 +48,8 @@ def test_the_levels_grow_stronger_in_order_and_full_strength_changes_nothing() -
     visits = [level.visits or 0 for level in named]
     assert visits == sorted(visits) and len(set(visits)) == len(visits)
     assert [level.blind_spots for level in named] == sorted((level.blind_spots for level in named), reverse=True)
+    ataris = [level.overlooked_ataris for level in named]
+    assert ataris == sorted(ataris, reverse=True) and ataris[0] > 0
     assert level_named("full").player_settings() == {} and level_named("10K").name == "10k"
     with pytest.raises(ValueError, match="20k, 15k"):
         level_named("30k")
@@ -87,6 +93,69 @@ def test_blind_spots_never_hide_every_move_that_is_left() -> None:
     only_a9[0] = True
     for seed in range(50):
         assert without_blind_spots(only_a9, legal, 0.9, np.random.default_rng(seed))[0]
+
+
+ATARIS = """
+. . . . . . . . .
+. . . . . . . . .
+. . . X . . . . .
+. . X O . . . . .
+. . . X . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+X O . . . . . . .
+"""
+"""White D6 in atari (its last liberty E6), black A1 in atari (A2); white B1 has two liberties."""
+
+
+def test_overlooked_ataris_hide_the_last_liberty_of_every_chain_in_atari_of_either_colour() -> None:
+    position = game_from_diagram(ATARIS, "chinese").position
+    rng = np.random.default_rng(0)
+    seen = overlooked_ataris(position, 1.0, rng)
+    assert seen is not None and seen.shape == (82,)
+    assert sorted(np.flatnonzero(~seen)) == sorted([gtp_to_action("E6", 9), gtp_to_action("A2", 9)])
+    assert overlooked_ataris(position, 0.0, rng) is None
+    assert overlooked_ataris(game_from_diagram(ATARIS, "freestyle").position, 1.0, rng) is None
+    hidden = np.array([~overlooked_ataris(position, 0.5, rng) for _ in range(400)])
+    e6, a2 = gtp_to_action("E6", 9), gtp_to_action("A2", 9)
+    assert 0.4 < hidden[:, e6].mean() < 0.6 and 0.4 < hidden[:, a2].mean() < 0.6
+    assert 0.15 < (hidden[:, e6] & hidden[:, a2]).mean() < 0.35   # each point drawn apart
+    assert not hidden[:, [a for a in range(82) if a not in (e6, a2)]].any()
+
+
+def test_overlooked_ataris_never_hide_every_move_that_is_left() -> None:
+    position = game_from_diagram(ATARIS, "chinese").position
+    only_e6 = np.zeros(82, dtype=bool)
+    only_e6[gtp_to_action("E6", 9)] = True
+    assert without_overlooked_ataris(only_e6, position, only_e6, 1.0, np.random.default_rng(0)) is only_e6
+
+
+def test_a_level_that_overlooks_ataris_neither_reads_nor_plays_the_capture() -> None:
+    """White D5 in atari on E5, the centre the priors favour most: seen, the capture is played; overlooked, the
+    search never visits it."""
+    game = game_from_diagram("""
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . X . . . . .
+. . X O . . . . .
+. . . X . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+""", "chinese")
+    capture = gtp_to_action("E5", 9)
+    settings = {**level_named("20k").player_settings(), "blind_spots": 0.0}
+
+    def moves(share: float) -> list[int]:
+        config = PlayerConfig(search=SearchConfig(batch_size=4), **{**settings, "overlooked_ataris": share})
+        decisions = [Player(Centre(), config, seed=seed).choose(game) for seed in range(20)]
+        assert all(d.search is not None for d in decisions)
+        assert share < 1 or not any(d.search.visits[capture] for d in decisions if d.search is not None)
+        return [d.action for d in decisions]
+
+    assert capture in moves(0.0) and capture not in moves(1.0)
 
 
 def test_a_levels_search_visits_nothing_in_its_blind_spots() -> None:
