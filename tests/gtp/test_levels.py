@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine import LEVELS, level_named
+from engine import LEVELS, gtp_to_action, level_named
 from engine.cli import main
 from gtp.kata_config import AnalysisConfig, ConfigError, apply_settings, profile_level
 from tests.gtp.helpers import served_config
@@ -93,7 +93,29 @@ def test_the_docs_table_is_the_levels_table() -> None:
     rows = {}
     for line in text.splitlines():
         cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[1].isdigit():
-            rows[cells[0]] = (int(cells[1]), float(cells[2]), float(cells[3]), float(cells[4].rstrip("%")) / 100)
-    assert rows == {level.name: (level.visits, level.temperature, level.root_temperature, level.blind_spots)
-                    for level in LEVELS if level.visits is not None}
+        if len(cells) == 6 and cells[1].isdigit():
+            rows[cells[0]] = (int(cells[1]), float(cells[2]), float(cells[3]), _share(cells[4]), _share(cells[5]))
+    assert rows == {level.name: (level.visits, level.temperature, level.root_temperature, level.blind_spots,
+                                 level.overlooked_ataris) for level in LEVELS if level.visits is not None}
+
+
+def _share(cell: str) -> float:
+    """A share of the docs table: ``40%``, or ``none`` for 0."""
+    return 0.0 if cell == "none" else float(cell.rstrip("%")) / 100
+
+
+def test_a_profile_query_overlooks_the_ataris_its_level_overlooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """White D5 in atari on E5, the point the priors favour most: a 20k that sees the whole board draws the capture,
+    one that overlooks every atari never does."""
+    moves = [["B", "C5"], ["W", "D5"], ["B", "D6"], ["W", "J9"], ["B", "D4"], ["W", "J1"]]
+    capture = gtp_to_action("E5", 9)
+
+    def human_policy(share: float) -> np.ndarray:
+        levels = tuple(replace(level, blind_spots=0.0, overlooked_ataris=share) if level.name == "20k" else level
+                       for level in LEVELS)
+        monkeypatch.setattr("engine.search.levels.LEVELS", levels)
+        settings = {"humanSLProfile": "rank_20k"}
+        replies = results(serve([query("h", moves=moves, overrideSettings=settings)]))
+        return np.array(replies[0]["humanPolicy"])
+
+    assert human_policy(0.0)[capture] > 0 and human_policy(1.0)[capture] == 0
