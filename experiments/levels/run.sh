@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Calibrate `engine gtp --level` on 9x9: each level against the one below it, and against GNU Go 3.8 as anchors.
 #
-#   experiments/levels/run.sh [WORK] [GAMES]     every pair below, in order; each match resumes from WORK/PAIR
-#   python experiments/levels/table.py WORK      the ratings table (least-squares Elo, GNU Go level 1 at 0)
+#   experiments/levels/run.sh [WORK] [GAMES] [MATCH...]   every pair below (or only the MATCHes named, e.g.
+#                                                          15k-vs-20k), in order; each match resumes from WORK/PAIR
+#   python experiments/levels/table.py WORK               the ratings table (least-squares Elo, GNU Go level 1 at 0)
 #
 # 9x9, komi 7, Chinese rules, 2 uniformly random opening moves, colours alternating, GNU Go with Chinese rules as
 # the referee; the bundled 9x9 network; GAMES (default 40) a pair. GNU Go from apt (/usr/games/gnugo).
 set -euo pipefail
 WORK=${1:-runs/levels}
 GAMES=${2:-40}
+ONLY=" ${*:3} "
 NICE=${NICE:-10}
 export PATH=/usr/games:$PATH
 mkdir -p "$WORK"
@@ -17,6 +19,7 @@ level() { echo "engine gtp --size 9 --threads 1 --level $1"; }
 gnugo() { echo "gnugo --mode gtp --level $1"; }
 
 play() {   # NAME ENGINE_A ENGINE_B
+    [[ "$ONLY" == "  " || "$ONLY" == *" $1 "* ]] || return 0
     nice -n "$NICE" engine match "$2" "$3" --size 9 --komi 7 --games "$GAMES" --random-moves 2 \
         --referee "gnugo --mode gtp --chinese-rules" --sgf-dir "$WORK/$1" --resume --seed 61 --json \
         > "$WORK/$1.json.part"
