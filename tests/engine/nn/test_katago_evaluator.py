@@ -118,10 +118,12 @@ def test_values_and_scores_are_from_the_side_to_move(model_path: Path) -> None:
         np.testing.assert_allclose(white_value, -swapped_white_value, rtol=1e-4, atol=1e-6)
 
 
-def test_a_second_evaluation_is_a_cache_hit_and_equal(model_path: Path) -> None:
+@pytest.mark.parametrize("random_symmetry", [False, True])
+def test_a_second_evaluation_is_a_cache_hit_and_equal(model_path: Path, random_symmetry: bool) -> None:
+    """Equal with a random symmetry too: a hit gives the symmetry drawn when the entry was made."""
     rules = Rules.go(9, "chinese")
     positions = [game.position for game in random_positions(rules, 5, seed=7)]
-    evaluator = _evaluator(model_path, rules)
+    evaluator = _evaluator(model_path, rules, random_symmetry=random_symmetry, seed=1)
     first = evaluator.evaluate(positions)
     assert (evaluator.hits, evaluator.misses) == (0, 5)
     second = evaluator.evaluate(positions)
