@@ -7,7 +7,9 @@ rate is new simulations per second of genmove time (Leela Zero's ``n/s``);
 forward passes (search, encoding, masking, Python). ``--peer leela-zero``
 runs Leela Zero 0.17 in the same run on the same network: the Leela Zero
 weights given as ``--model`` (which we read too), the model given exported
-to its format, or a random network of the same size.
+to its format, or a random network of the same size. ``--peer katago`` runs
+KataGo on the KataGo model file given as ``--model``, with the settings
+:mod:`bench.katago_peer` chooses to make the comparison fair.
 ``--contend`` times the genmoves while a busy process (a Python loop at normal
 priority, in a session of its own, so that a kernel grouping processes by
 session for fair scheduling counts it as another program) holds one core, as
@@ -27,23 +29,31 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from bench.katago_peer import find_katago
+from engine.nn.model_format import is_katago_model
+
 __all__ = ["measure_genmove"]
 
 
 def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
                     batch: int, moves: int, device: str | None, dtype: str, runtime: str, peer: str,
-                    peer_threads: int, seed: int, contend: bool) -> dict[str, Any]:
+                    peer_threads: int, seed: int, contend: bool, peer_binary: str | None = None) -> dict[str, Any]:
     """Genmove visits/s with a network (the model, or a random ``blocks`` x ``filters`` one), the share of the time
-    outside it, and Leela Zero's figures under ``"peer"``. Torch's threads are the caller's (the process's).
-    ValueError for a peer that cannot play ``size``."""
+    outside it, and the peer's figures (Leela Zero's or KataGo's, found at ``peer_binary`` if given) under
+    ``"peer"``. Torch's threads are the caller's (the process's). ValueError for a peer that cannot play
+    ``size`` or the model."""
     if peer == "leela-zero" and size != 19:
         raise ValueError("--peer leela-zero plays 19x19 only (--size 19)")
+    if peer == "katago" and (model_path is None or not is_katago_model(model_path)):
+        raise ValueError("--peer katago plays the KataGo model file given as --model (.bin.gz, .bin, .txt.gz, .txt)")
+    katago = find_katago(peer_binary) if peer == "katago" else None   # before our moves: a missing peer fails fast
     import torch
 
     from encoders import get_encoder
     from engine.core.game import Game
     from engine.core.rules import Rules
     from engine.nn.evaluator import NetEvaluator
+    from engine.nn.katago_evaluator import KataGoEvaluator
     from engine.nn.loading import EvaluatorOptions, load_evaluator
     from engine.nn.net import NetConfig, PolicyValueNet
     from engine.search.config import PlayerConfig, SearchConfig
@@ -59,11 +69,12 @@ def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: 
         net = PolicyValueNet(NetConfig(blocks, filters, planes.num_planes, size))
         evaluator = NetEvaluator(net, planes, device=device, dtype=dtype, runtime=runtime, seed=seed,
                                  cache_size=options.cache_size)
-    assert isinstance(evaluator, NetEvaluator)
+    assert isinstance(evaluator, (NetEvaluator, KataGoEvaluator))
     config = PlayerConfig(visits=visits, resign_threshold=None, threat_guard=True,
                           search=SearchConfig(batch_size=batch))
     started = time.perf_counter()
-    evaluator.warm_up(size)
+    if isinstance(evaluator, NetEvaluator):
+        evaluator.warm_up(size)   # compiles; KataGo's network runs eagerly
     Player(evaluator, config, seed=seed).choose(Game(rules))  # compiles every batch shape, loads the kernels
     evaluator.clear_cache()
     warm_up = time.perf_counter() - started
@@ -84,8 +95,9 @@ def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: 
             if decision.action is None or game.is_over:
                 break
             game.play(decision.action)
+    name = evaluator.model.name if isinstance(evaluator, KataGoEvaluator) else evaluator.config.name
     result: dict[str, Any] = {
-        "net": evaluator.net.config.name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
+        "net": name, "size": size, "visits": visits, "batch": batch, "moves": len(rates),
         "device": str(evaluator.device), "dtype": evaluator.dtype_name, "runtime": evaluator.runtime,
         "threads": torch.get_num_threads(), "visits_per_s": statistics.median(rates), "visits_per_s_runs": rates,
         "overhead_share": 1.0 - network.total / total_time, "simulations": total_sims, "warm_up_s": warm_up,
@@ -98,6 +110,15 @@ def measure_genmove(model_path: str | None, blocks: int, filters: int, encoder: 
             theirs = measure_leelaz(weights, visits, moves, peer_threads)
         theirs["ratio"] = result["visits_per_s"] / theirs["visits_per_s"]
         theirs["weights"] = which
+        result["peer"] = theirs
+    elif katago is not None:
+        from bench.katago_peer import measure_katago
+
+        assert model_path is not None
+        with tempfile.TemporaryDirectory() as folder:
+            theirs = measure_katago(katago, model_path, rules, visits, len(rates), result["threads"],
+                                    options.cache_size, options.random_symmetry, seed, Path(folder))
+        theirs["ratio"] = result["visits_per_s"] / theirs["visits_per_s"]
         result["peer"] = theirs
     return result
 

@@ -168,28 +168,40 @@ def search_command(game: str, size: int, visits: int, batch: int, moves: int, se
 @click.option("--batch", type=click.IntRange(1), default=16, show_default=True, help="Leaves per network call.")
 @click.option("--moves", type=click.IntRange(1), default=6, show_default=True, help="Genmoves timed.")
 @runtime_options()
-@click.option("--peer", type=click.Choice(["none", "leela-zero"]), default="none", show_default=True,
-              help="Also time Leela Zero (apt leela-zero) on the same network (random: the same size).")
-@click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True)
+@click.option("--peer", type=click.Choice(["none", "leela-zero", "katago"]), default="none", show_default=True,
+              help="Also time Leela Zero (apt leela-zero) on the same network (random: the same size), or KataGo "
+                   "on the KataGo model file given as --model (one search thread, our network's threads).")
+@click.option("--peer-threads", type=click.IntRange(1), default=2, show_default=True, help="Leela Zero's threads.")
+@click.option("--peer-binary", type=click.Path(dir_okay=False), default=None,
+              help="KataGo's binary [default: $KATAGO, else katago on the PATH].")
 @seed_option()
 @click.option("--contend", is_flag=True, help="Hold one core with a busy process while the genmoves are timed.")
 @json_option
 def genmove_command(model_path: str | None, blocks: int, filters: int, encoder: str, size: int, visits: int,
                     batch: int, moves: int, device: str | None, dtype: str, runtime: str, threads: int | None,
-                    peer: str, peer_threads: int, seed: int, contend: bool, as_json: bool) -> None:
+                    peer: str, peer_threads: int, peer_binary: str | None, seed: int, contend: bool,
+                    as_json: bool) -> None:
     """Genmove visits/s with a network, and the share of time outside it."""
     set_torch_threads(threads)
     from bench.genmove import measure_genmove
 
     result = _measured(measure_genmove, model_path, blocks, filters, encoder, size, visits, batch, moves, device,
-                       dtype, runtime, peer, peer_threads, seed, contend)
+                       dtype, runtime, peer, peer_threads, seed, contend, peer_binary)
     text = (f"{result['net']} {size}x{size}, {visits} visits, batches of {batch} ({result['device']}, "
             f"{result['dtype']}, {result['runtime']}, {result['threads']} threads): "
             f"{result['visits_per_s']:,.0f} visits/s (median of {result['moves']} genmoves), "
             f"{100 * result['overhead_share']:.1f}% of the time outside the network"
             + (", one core held by a busy process" if contend else ""))
-    report(result, as_json, text + _peer(result, lambda theirs: (
-        f"Leela Zero 0.17 ({peer_threads} threads, {theirs['weights']}): {theirs['visits_per_s']:,.0f} visits/s")))
+    report(result, as_json, text + _peer(result, _genmove_peer))
+
+
+def _genmove_peer(theirs: dict[str, Any]) -> str:
+    """The peer's line of ``engine bench genmove``."""
+    rate = f"{theirs['visits_per_s']:,.0f} visits/s (median of {len(theirs['visits_per_s_runs'])} genmoves)"
+    if theirs["name"] == "katago":
+        return (f"KataGo {theirs['version']} (1 search thread, {theirs['threads']} threads, the same model file): "
+                f"{rate}")
+    return f"Leela Zero 0.17 ({theirs['threads']} threads, {theirs['weights']}): {rate}"
 
 
 @click.command("train")

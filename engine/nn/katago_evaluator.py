@@ -68,7 +68,11 @@ def read_katago_info(path: str | os.PathLike[str]) -> ModelInfo:
 class KataGoEvaluator(CachedNetEvaluator):
     """A KataGo network behind the :class:`~engine.search.evaluator.Evaluator` protocol (see the module
     docstring). ``device``: None picks cuda, then mps, else cpu. ``random_symmetry``, ``seed`` and the
-    cache are :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s."""
+    cache are :class:`~engine.nn.cached_evaluator.CachedNetEvaluator`'s. ``dtype_name`` and ``runtime`` say
+    how it runs, as :class:`~engine.nn.evaluator.NetEvaluator`'s attributes do."""
+
+    dtype_name = "fp32"
+    runtime = "eager"
 
     def __init__(
         self,
@@ -121,7 +125,7 @@ class KataGoEvaluator(CachedNetEvaluator):
     def __repr__(self) -> str:
         return (
             f"KataGoEvaluator({self.model.name}, version {self.model.version}, encoder={self.encoder.name!r}, "
-            f"device={self.device}, dtype=fp32, cache={len(self._cache)}/{self.cache_size})"
+            f"device={self.device}, dtype={self.dtype_name}, cache={len(self._cache)}/{self.cache_size})"
         )
 
 
