@@ -1,8 +1,8 @@
 """KaTrain drives ``engine analysis``: its own engine class (``katrain.core.engine.KataGoEngine``), headless,
 through a short game and KaTrain's game review, with its KataGo path set to ``engine`` and its model to ours.
 
-KaTrain is not a dev dependency (see docs/analysis.md, *Use with KaTrain*): the test runs where it is installed
-(``pip install katrain``) and is skipped elsewhere. ``test_kata_analysis`` replays KaTrain's queries everywhere.
+KaTrain is a dev dependency (docs/analysis.md, *Use with KaTrain*); ``test_kata_analysis`` replays the queries it
+sent.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from engine.nn.networks import bundled_model
 ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("KIVY_NO_ARGS", "1")  # KaTrain's modules import kivy: no argument parsing, no console log,
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")  # and no window is ever opened
-katrain_engine = pytest.importorskip("katrain.core.engine", reason="KaTrain is not installed (pip install katrain)")
+import katrain.core.engine as katrain_engine  # noqa: E402  (after the kivy settings above)
 
 
 def _engine_command(folder: Path) -> Path:
