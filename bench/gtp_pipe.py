@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,8 @@ __all__ = ["GtpPipe", "resident_bytes"]
 
 ANSWER_TIMEOUT = 600.0
 """Seconds the engine may take over one answer before the benchmark counts it as hung."""
+STDERR_TAIL = 2000
+"""Characters of the engine's stderr an error quotes when the engine dies."""
 
 
 def resident_bytes(pid: int) -> int:
@@ -31,13 +34,15 @@ def resident_bytes(pid: int) -> int:
 
 class GtpPipe:
     """``engine gtp ARGUMENTS``; ``ask`` returns an answer's text and the seconds it took, ``line`` the next line
-    the engine wrote (answers and streamed analysis alike)."""
+    the engine wrote (answers and streamed analysis alike). The engine's stderr goes to a temporary file, so that
+    an engine that dies mid-session is reported at once with its exit status and its last words."""
 
     def __init__(self, arguments: list[str]) -> None:
         command, environment = engine_process("gtp", *arguments)
+        self._stderr = tempfile.TemporaryFile(mode="w+", prefix="engine-gtp-stderr-")
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1, env=environment)
-        self._lines: queue.Queue[str] = queue.Queue()
+                                         stderr=self._stderr, text=True, bufsize=1, env=environment)
+        self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     @property
@@ -48,20 +53,35 @@ class GtpPipe:
         assert self._process.stdout is not None
         for line in self._process.stdout:
             self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)   # end of output: the engine has exited
 
     def send(self, command: str) -> None:
         """Write ``command`` without waiting for its answer."""
         assert self._process.stdin is not None
-        self._process.stdin.write(command + "\n")
-        self._process.stdin.flush()
+        try:
+            self._process.stdin.write(command + "\n")
+            self._process.stdin.flush()
+        except BrokenPipeError:
+            raise self._died() from None
 
     def line(self, timeout: float = ANSWER_TIMEOUT) -> str:
-        """The next line the engine writes; a :class:`BenchError` if none comes within ``timeout`` seconds."""
+        """The next line the engine writes; a :class:`BenchError` if none comes within ``timeout`` seconds or
+        the engine has exited."""
         try:
-            return self._lines.get(timeout=timeout)
+            line = self._lines.get(timeout=timeout)
         except queue.Empty:
             self._process.kill()
             raise BenchError(f"engine gtp wrote nothing for {timeout:g} s") from None
+        if line is None:
+            self._lines.put(None)
+            raise self._died()
+        return line
+
+    def _died(self) -> BenchError:
+        status = self._process.wait(60)
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-STDERR_TAIL:].strip()
+        return BenchError(f"engine gtp exited with status {status}" + (f"; its stderr ended:\n{tail}" if tail else ""))
 
     def answer(self, command: str, first: str | None = None) -> str:
         """The answer to ``command`` (whose ``first`` line may have been read already): its text, or a
@@ -81,5 +101,8 @@ class GtpPipe:
         return self.answer(command, first), elapsed
 
     def close(self) -> None:
-        self.ask("quit")
-        self._process.wait(60)
+        """Quit the engine (if it still runs: a dead engine's error is the one worth raising)."""
+        if self._process.poll() is None:
+            self.ask("quit")
+            self._process.wait(60)
+        self._stderr.close()

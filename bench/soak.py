@@ -152,12 +152,12 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
                  progress: Callable[[float], None] | None = None) -> dict[str, Any]:
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
-    Memory once settled (:data:`_SETTLE_SECONDS`) and at the end, the root's visits a second over the first and
-    the last periods, errors."""
+    Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end, the root's visits a second
+    over the first and the last periods, errors."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
     try:
         engine.ask(f"boardsize {size}")
-        colors, moves, rates, errors = ("b", "w"), 0, [], []
+        colors, moves, rates, errors, memory = ("b", "w"), 0, [], [], []
         first_memory: int | None = None
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
@@ -167,8 +167,9 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             top, rate, odd = _analyse(engine, color, period, then)
             rates.append(rate)
             errors.extend(odd)
+            memory.append(resident_bytes(engine.pid))
             if first_memory is None and time.perf_counter() - started >= min(_SETTLE_SECONDS, seconds - period):
-                first_memory = resident_bytes(engine.pid)
+                first_memory = memory[-1]
             moves = moves + 1 if then != "clear_board" and top and top.lower() != "pass" else 0
             if top.lower() == "pass":
                 engine.ask("clear_board")
@@ -181,6 +182,6 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     start_from, edge = _edges(len(rates))
     return {"seconds": time.perf_counter() - started, "periods": len(rates),
             "rss_first_mb": first_memory / 2**20, "rss_last_mb": last_memory / 2**20,
-            "rss_growth": last_memory / first_memory - 1,
+            "rss_growth": last_memory / first_memory - 1, "rss_mb_by_period": [b / 2**20 for b in memory],
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
             "visits_per_s_end": statistics.median(rates[-edge:]), "errors": errors}

@@ -30,6 +30,19 @@ def test_an_engine_that_cannot_start_fails_the_soak() -> None:
 
 
 def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits() -> None:
-    result = soak_analyze(4.0, 1.0, 9, 2, [])
+    result = soak_analyze(8.0, 2.0, 9, 2, [])   # periods of 2 s: a loaded machine still streams several lines
     assert result["periods"] >= 3 and result["errors"] == []
     assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
+    assert len(result["rss_mb_by_period"]) == result["periods"] and min(result["rss_mb_by_period"]) > 20
+
+
+def test_an_engine_that_dies_is_reported_at_once_with_its_status_and_stderr() -> None:
+    import time
+
+    from bench.gtp_pipe import GtpPipe
+
+    engine = GtpPipe(["--size", "9", "--no-such-option"])
+    started = time.perf_counter()
+    with pytest.raises(BenchError, match=r"exited with status 2; its stderr ended:\n(.|\n)*no-such-option"):
+        engine.ask("name")
+    assert time.perf_counter() - started < 60   # not the answer timeout
