@@ -77,6 +77,19 @@ class GtpPipe:
             raise self._died()
         return line
 
+    def line_within(self, timeout: float) -> str | None:
+        """The next line if the engine writes one within ``timeout`` seconds, else None (an analysis whose search
+        has stopped, at a limit or with a full tree, writes nothing until the next command); a
+        :class:`BenchError` if the engine has exited."""
+        try:
+            line = self._lines.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+        if line is None:
+            self._lines.put(None)
+            raise self._died()
+        return line
+
     def _died(self) -> BenchError:
         status = self._process.wait(60)
         self._stderr.seek(0)

@@ -116,20 +116,26 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
 
 _ROOT_VISITS = re.compile(r"rootInfo visits (\d+)")
 _FIRST_MOVE = re.compile(r"^info move (\S+)")
+_SILENCE_SECONDS = 3.0
+"""analyze: seconds without an analysis line (lines come every 0.2 s) after which a period's search has stopped."""
 
 
-def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[str, float, list[str]]:
+def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[str, float, list[str], bool]:
     """``kata-analyze`` for ``seconds``, stopped by the command ``then`` (which is answered): the top move, the
-    root's visits a second, and the lines that were neither analysis nor answers (errors)."""
+    root's visits a second, the lines that were neither analysis nor answers (errors), and whether the search
+    stopped before the period ended (its tree full: the analysis then writes nothing more)."""
     engine.send(f"kata-analyze {color} 20 rootInfo true")
     header = engine.line()
     if header != "=":
-        return "", 0.0, [f"kata-analyze answered {header!r}"]
+        return "", 0.0, [f"kata-analyze answered {header!r}"], False
     started = time.perf_counter()
     samples: list[tuple[float, int]] = []
-    top, odd = "", []
-    while time.perf_counter() - started < seconds:
-        line = engine.line()
+    top, odd, stopped = "", [], False
+    while (left := seconds - (time.perf_counter() - started)) > 0:
+        line = engine.line() if not samples else engine.line_within(left)
+        if line is None:   # the period is over; silent since its last line: the search has stopped (a full tree)
+            stopped = time.perf_counter() - samples[-1][0] > _SILENCE_SECONDS
+            break
         visits, move = _ROOT_VISITS.search(line), _FIRST_MOVE.match(line)
         if visits is None or move is None:
             odd.append(line)
@@ -143,9 +149,9 @@ def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[st
             odd.append(line)
     engine.answer(then)
     if len(samples) < 2:
-        return top, 0.0, [*odd, f"kata-analyze gave {len(samples)} analysis lines in {seconds:g} s"]
+        return top, 0.0, odd if stopped else [*odd, f"kata-analyze gave {len(samples)} lines in {seconds:g} s"], stopped
     (t0, v0), (t1, v1) = samples[0], samples[-1]
-    return top, (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0, odd
+    return top, (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0, odd, stopped
 
 
 def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_args: list[str],
@@ -153,19 +159,20 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
     Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end, the root's visits a second
-    over the first and the last periods, errors."""
+    over the first and the last periods, the periods whose search stopped early (a full tree), errors."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
     try:
         engine.ask(f"boardsize {size}")
-        colors, moves, rates, errors, memory = ("b", "w"), 0, [], [], []
+        colors, moves, rates, errors, memory, stalled = ("b", "w"), 0, [], [], [], 0
         first_memory: int | None = None
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
             color = colors[moves % 2]
             # The top move is played (stopping the analysis) unless it is a pass or the game is long enough.
             then = "play " + color + " {top}" if moves + 1 < game_moves else "clear_board"
-            top, rate, odd = _analyse(engine, color, period, then)
+            top, rate, odd, stopped = _analyse(engine, color, period, then)
             rates.append(rate)
+            stalled += stopped
             errors.extend(odd)
             memory.append(resident_bytes(engine.pid))
             if first_memory is None and time.perf_counter() - started >= min(_SETTLE_SECONDS, seconds - period):
@@ -184,4 +191,4 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             "rss_first_mb": first_memory / 2**20, "rss_last_mb": last_memory / 2**20,
             "rss_growth": last_memory / first_memory - 1, "rss_mb_by_period": [b / 2**20 for b in memory],
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
-            "visits_per_s_end": statistics.median(rates[-edge:]), "errors": errors}
+            "visits_per_s_end": statistics.median(rates[-edge:]), "stalled_periods": stalled, "errors": errors}

@@ -472,7 +472,8 @@ def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds:
             result = _measured(soak_analyze, seconds, period, size or 19, game_moves, list(gtp_args),
                                lambda elapsed: bar.update(round(elapsed) - bar.n))
         speed = f"{result['visits_per_s_start']:.0f} -> {result['visits_per_s_end']:.0f} visits/s"
-        done = f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s"
+        done = (f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s "
+                f"({result['stalled_periods']} stopped early with a full tree)")
     memory = (f"{_megabytes(result['rss_first_mb'])} -> {_megabytes(result['rss_last_mb'])} MB resident "
               f"(largest growth {100 * result['rss_growth']:+.1f}%")
     if "rss_growth_second_half" in result:

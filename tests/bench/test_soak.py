@@ -30,7 +30,7 @@ def test_an_engine_that_cannot_start_fails_the_soak() -> None:
 
 
 def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits() -> None:
-    result = soak_analyze(8.0, 2.0, 9, 2, [])   # periods of 2 s: a loaded machine still streams several lines
+    result = soak_analyze(12.0, 3.0, 9, 2, [])   # periods of 3 s: a loaded machine still streams several lines
     assert result["periods"] >= 3 and result["errors"] == []
     assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
     assert len(result["rss_mb_by_period"]) == result["periods"] and min(result["rss_mb_by_period"]) > 20
@@ -46,3 +46,37 @@ def test_an_engine_that_dies_is_reported_at_once_with_its_status_and_stderr() ->
     with pytest.raises(BenchError, match=r"exited with status 2; its stderr ended:\n(.|\n)*no-such-option"):
         engine.ask("name")
     assert time.perf_counter() - started < 60   # not the answer timeout
+
+
+def test_a_search_that_stops_with_a_full_tree_is_counted_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import bench.soak as soak
+
+    class Stopped:
+        """An engine whose analysis writes one line and then nothing (its search stopped)."""
+
+        def __init__(self) -> None:
+            self.pending = ["=", "info move D4 visits 5 rootInfo visits 9"]
+
+        def send(self, command: str) -> None:
+            if not command.startswith("kata-analyze"):
+                self.pending += ["", f"= {command}", ""]
+
+        def line(self, timeout: float = 600.0) -> str:
+            return self.pending.pop(0)
+
+        def line_within(self, timeout: float) -> str | None:
+            if len(self.pending) > 0:
+                return self.pending.pop(0)
+            time.sleep(timeout)
+            return None
+
+        def answer(self, command: str, first: str | None = None) -> str:
+            self.line()
+            return self.line()
+
+    started = time.perf_counter()
+    top, rate, odd, stopped = soak._analyse(Stopped(), "b", soak._SILENCE_SECONDS + 0.5, "play b {top}")  # type: ignore[arg-type]
+    assert time.perf_counter() - started < soak._SILENCE_SECONDS + 3
+    assert (top, rate, odd, stopped) == ("D4", 0.0, [], True)
