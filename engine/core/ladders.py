@@ -64,15 +64,9 @@ def _add_liberties(cells, W, p, buf, start, n):
     while True:
         for d in (-W, -1, 1, W):
             q = s + d
-            if stones[q] == EMPTY:
-                seen = False
-                for i in range(start, start + n):
-                    if buf[i] == q:
-                        seen = True
-                        break
-                if not seen:
-                    buf[start + n] = q
-                    n += 1
+            if stones[q] == EMPTY and q not in buf[start:start + n]:
+                buf[start + n] = q
+                n += 1
         s = nxt[s]
         if s == p:
             break
@@ -96,12 +90,7 @@ def _add_capturing_moves(cells, W, p, buf, start, n):
             q = s + d
             if stones[q] == opp and libs[head[q]] == 1:
                 h = head[q]
-                seen = False
-                for i in range(n_checked):
-                    if checked[i] == h:
-                        seen = True
-                        break
-                if not seen:
+                if h not in checked[:n_checked]:
                     checked[n_checked] = h
                     n_checked += 1
                     n = _add_liberties(cells, W, q, buf, start, n)
@@ -204,17 +193,11 @@ def _liberties_after_play(cells, W, p, color, cap):
                 if stones[r] == opp:
                     hr = head[r]
                     frees = hr == captured[0] or hr == captured[1] or hr == captured[2] or hr == captured[3]
-                if frees:
-                    seen = False
-                    for i in range(n):
-                        if found[i] == r:
-                            seen = True
-                            break
-                    if not seen:
-                        found[n] = r
-                        n += 1
-                        if n >= cap:
-                            return cap
+                if frees and r not in found[:n]:
+                    found[n] = r
+                    n += 1
+                    if n >= cap:
+                        return cap
             s = cells[NEXT, s]
             if s == q:
                 break
