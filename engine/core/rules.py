@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from engine.core.choices import check_choice
+from engine.core.checks import check_choice
 from engine.core.types import RulesError
 
 __all__ = ["Rules", "GAMES", "GO_PRESETS", "GOMOKU_PRESETS", "CHAIN_REACTION", "MAX_SIZE", "MIN_SIZES"]

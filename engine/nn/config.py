@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from engine.core.choices import check_choice
+from engine.core.checks import check_choice
 
 __all__ = ["NetConfig", "NetOutput", "HEADS", "AUX_HEADS", "VALUE_HIDDEN", "POOLED_HEAD_FILTERS", "MIN_STDEV",
            "BN_EPSILON", "MAX_BLOCKS", "DTYPES", "TORCH_RUNTIMES", "RUNTIMES", "parse_aux_heads", "state_shapes"]

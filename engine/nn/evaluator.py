@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.core.choices import check_choice
+from engine.core.checks import check_choice
 from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, CachedNetEvaluator, Encoder
 from engine.nn.config import TORCH_RUNTIMES, NetOutput
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.core.choices import check_choice
+from engine.core.checks import check_choice
 from engine.core.rules import Rules
 from engine.nn import model_format
 from engine.nn.config import RUNTIMES

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from engine.atomic import atomic_path, utc_timestamp
-from engine.core.choices import check_choice
+from engine.core.checks import check_choice
 from engine.core.rules import GAMES
 from engine.core.types import EngineError
 from engine.nn.config import NetConfig, state_shapes
