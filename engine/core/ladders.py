@@ -43,7 +43,7 @@ from engine.core.board import (
     STONES,
     TO_PLAY,
 )
-from engine.core.go import go_check, go_place_setup, go_play
+from engine.core.go import empty_neighbours, go_check, go_place_setup, go_play
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
@@ -115,15 +115,6 @@ def _has_capturing_move(cells, W, p):
         s = cells[NEXT, s]
         if s == p:
             return False
-
-
-@njit(cache=True, inline="always")
-def _empty_neighbours(stones, W, p):
-    n = 0
-    for d in (-W, -1, 1, W):
-        if stones[p + d] == EMPTY:
-            n += 1
-    return n
 
 
 @njit(cache=True)
@@ -323,8 +314,8 @@ def ladder_captured(cells, info, zobrist, W, p, defender_first):
             else:
                 n = _add_liberties(cells, W, p, buf, start, 0)
                 a, b = buf[start], buf[start + 1]
-                libs_a = _empty_neighbours(stones, W, a)
-                libs_b = _empty_neighbours(stones, W, b)
+                libs_a = empty_neighbours(stones, W, a)
+                libs_b = empty_neighbours(stones, W, b)
                 if (
                     libs_a == 0
                     and libs_b == 0
