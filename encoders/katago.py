@@ -39,13 +39,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from encoders.base import Encoder, State
+from encoders.liberties import mark_ko, signed_liberties
 from engine.core.board import (
-    HEAD,
     HISTORY,
     HISTORY_LEN,
-    KO,
     LAST,
-    LIBS,
     MOVES,
     PASS_POINT,
     PASSES,
@@ -101,39 +99,30 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 @njit(cache=True)
 def katago_kernel(
-    cells, info, action_point, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows, out
+    cells, info, action_point, point_action, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows,
+    out,
 ):
     """Fill ``out[B, 41, N*N]`` (zeroed) with the features of the module docstring. ``rule_rows[2, 19]``:
     the rules' global features for black and white to move; ``zobrist``, ``empty_cells``: the geometry's."""
     points = action_point.shape[0]
     area = np.zeros(cells.shape[2], np.int16)
+    code = np.empty(points, np.int16)
     for b in range(cells.shape[0]):
         me = info[b, TO_PLAY]
         opp = 3 - me
         stones = cells[b, STONES]
-        head = cells[b, HEAD]
-        libs = cells[b, LIBS]
+        signed_liberties(cells[b], me, action_point, 4, code)
         for a in range(points):
-            p = action_point[a]
             out[b, 0, a] = 1.0
-            s = stones[p]
+            s = stones[action_point[a]]
             if s == me:
                 out[b, 1, a] = 1.0
             elif s == opp:
                 out[b, 2, a] = 1.0
-            if s == me or s == opp:
-                n = libs[head[p]]
-                if 1 <= n <= 3:
-                    out[b, 2 + n, a] = 1.0
-        ko = info[b, KO]
-        if ko != 0:
-            for a in range(points):
-                if action_point[a] == ko:
-                    out[b, 6, a] = 1.0
-        if banned.shape[0] > 0:
-            for a in range(points):
-                if banned[b, a]:
-                    out[b, 6, a] = 1.0
+            n = abs(code[a])
+            if 1 <= n <= 3:
+                out[b, 2 + n, a] = 1.0
+        mark_ko(info[b], point_action, banned, b, out[b, 6])
 
         ring = info[b, RING]
         known = min(info[b, MOVES], HISTORY_MOVES)
@@ -212,6 +201,7 @@ class KataGoEncoder(Encoder):
             cells,
             info,
             geo.action_point,
+            geo.point_action,
             geo.width,
             geo.zobrist,
             geo.empty_cells,

@@ -36,6 +36,33 @@ __all__ = ["SevenPlaneEncoder", "ElevenPlaneEncoder", "FifteenPlaneEncoder"]
 
 
 @njit(cache=True)
+def signed_liberties(cells, me, action_point, cap, code):
+    """Fill ``code[N*N]`` from one board's ``cells``: the liberties of the chain on each point, at most
+    ``cap``, positive on ``me``'s stones, negative on the opponent's, 0 where the point is empty."""
+    stones = cells[STONES]
+    head = cells[HEAD]
+    libs = cells[LIBS]
+    opp = 3 - me
+    for a in range(action_point.shape[0]):
+        p = action_point[a]
+        s = stones[p]
+        code[a] = min(libs[head[p]], cap) * (np.int16(s == me) - np.int16(s == opp))
+
+
+@njit(cache=True)
+def mark_ko(info, point_action, banned, b, plane):
+    """Set ``plane[N*N]`` to 1 where board ``b``'s side to move may not play because of ko: its simple-ko
+    point (in ``info[INFO_LEN]``) and its ``banned`` points (``bool[B, N*N]``, or ``bool[0, N*N]`` for none)."""
+    ko = info[KO]
+    if ko != 0:
+        plane[point_action[ko]] = 1
+    if banned.shape[0] > 0:
+        for a in range(plane.shape[0]):
+            if banned[b, a]:
+                plane[a] = 1
+
+
+@njit(cache=True)
 def liberty_kernel(cells, info, action_point, point_action, banned, buckets, colour_planes, out):
     """Fill ``out[B, C, N*N]`` (zeroed).
 
@@ -49,14 +76,7 @@ def liberty_kernel(cells, info, action_point, point_action, banned, buckets, col
     code = np.empty(points, dtype=np.int16)  # +libs own stone, -libs opponent stone, 0 empty
     for b in range(cells.shape[0]):
         me = info[b, TO_PLAY]
-        opp = 3 - me
-        stones = cells[b, STONES]
-        head = cells[b, HEAD]
-        libs = cells[b, LIBS]
-        for a in range(points):
-            p = action_point[a]
-            s = stones[p]
-            code[a] = min(libs[head[p]], buckets) * (np.int16(s == me) - np.int16(s == opp))
+        signed_liberties(cells[b], me, action_point, buckets, code)
         for n in range(1, buckets + 1):  # branch-free passes over contiguous planes vectorise
             own = out[b, n - 1]
             theirs = out[b, buckets + n - 1]
@@ -65,13 +85,7 @@ def liberty_kernel(cells, info, action_point, point_action, banned, buckets, col
                 theirs[a] = code[a] == -n
         if colour_planes:
             out[b, 2 * buckets + (0 if me == BLACK else 1), :] = 1
-        ko = info[b, KO]
-        if ko != 0:
-            out[b, ko_plane, point_action[ko]] = 1
-        if banned.shape[0] > 0:
-            for a in range(points):
-                if banned[b, a]:
-                    out[b, ko_plane, a] = 1
+        mark_ko(info[b], point_action, banned, b, out[b, ko_plane])
 
 
 @njit(cache=True)

@@ -26,6 +26,7 @@ from engine.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from engine.atomic import atomic_path, read_json, utc_timestamp, write_bytes, write_json, write_text
+    from engine.core.checks import check_choice, is_number
     from engine.core.coords import action_to_gtp, action_to_sgf, gtp_to_action, sgf_to_action
     from engine.core.game import Game, Move
     from engine.core.handicap import HandicapError, fixed_handicap, free_handicap
@@ -87,15 +88,15 @@ __all__ = [
     "NetConfig", "NetEvaluator", "NumpyEvaluator", "Outcome", "PiskvorkError", "Player", "PlayerConfig",
     "PolicyValueNet", "Position", "PositionBatch", "ResignationWatch", "RolloutEvaluator", "Rules", "RulesError",
     "SGFError", "Search", "SearchConfig", "SearchJob", "SearchResult", "StoneStatus", "Submitted", "WHITE",
-    "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model", "compile_ahead", "dump_sgf",
-    "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap", "gtp_to_action",
-    "handicap_bonus_rule", "judged_outcome", "level_named", "list_collections", "load_evaluator", "load_model",
-    "load_sgf", "load_sgf_file", "masked_softmax", "model_name", "nearest_level", "nodes_within", "opening_actions",
-    "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership", "rank_value", "read_collection",
-    "read_index", "read_info", "read_json", "read_openings", "read_piskvork", "save_model", "set_blas_threads",
-    "set_cpu_threads", "sgf_to_action", "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram",
-    "to_orb_diagram", "utc_timestamp", "with_handicap_bonus", "without_blind_spots", "without_overlooked_ataris",
-    "write_bytes", "write_json", "write_text",
+    "action_to_gtp", "action_to_sgf", "atomic_path", "black_view", "bundled_model", "check_choice", "compile_ahead",
+    "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap",
+    "gtp_to_action", "handicap_bonus_rule", "is_number", "judged_outcome", "level_named", "list_collections",
+    "load_evaluator", "load_model", "load_sgf", "load_sgf_file", "masked_softmax", "model_name", "nearest_level",
+    "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership",
+    "rank_value", "read_collection", "read_index", "read_info", "read_json", "read_openings", "read_piskvork",
+    "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action", "start_kernel_compiler", "step",
+    "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "with_handicap_bonus",
+    "without_blind_spots", "without_overlooked_ataris", "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

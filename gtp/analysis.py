@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import Color, Player, Search, SearchResult, action_to_gtp
+from engine import Color, Player, Search, SearchResult, action_to_gtp, is_number
 from gtp.protocol import SYNTAX_ERROR, GtpError
 from gtp.registry import Registry, Request, Stream
 from gtp.state import OPEN_ENDED_VISITS, EngineState, parse_color, parse_vertex
@@ -119,14 +119,6 @@ def _interval(text: str) -> float | None:
     return value / 100 if math.isfinite(value) and 0 <= value < MAX_INTERVAL_CS else None
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 class _Restrictions:
     """``avoid`` and ``allow`` as KataGo reads them: any number of ``avoid`` per colour, or one ``allow``; ``until``
     (``int64[3, N*N+1]``, rows by colour) is the plies from the root within which each move is kept out."""
@@ -173,7 +165,7 @@ def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) 
     restrictions = _Restrictions(size)
     while words:
         key = words.pop(0)
-        if _interval(key) is None and _is_number(key):
+        if _interval(key) is None and is_number(key):
             raise _fail(f"an interval is centiseconds from 0, not {key!r}")
         if not words:
             raise _fail(f"{key} wants a value")

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import BLACK, WHITE, Game
+from engine import BLACK, WHITE, Game, check_choice
 
 __all__ = ["LEVELS", "STRONGEST", "GomokubenchPlayer"]
 
@@ -58,8 +58,7 @@ class GomokubenchPlayer:
     """A move chooser ``(game, rng) -> action`` playing gomokubench's alpha-beta at ``level``."""
 
     def __init__(self, level: str = STRONGEST) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"unknown gomokubench level {level!r}: expected one of {', '.join(LEVELS)}")
+        check_choice("gomokubench level", level, LEVELS)
         self._ai, self._board, self._piece = _library()
         self.level = level
         self.settings = self._ai.resolve_ai_settings(level=level)

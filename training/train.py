@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import check_choice
 from training.chunks import Samples
 from training.errors import CheckpointError
 from training.stream import SampleStream
@@ -87,12 +88,9 @@ class TrainConfig:
     dtype: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"unknown optimizer {self.optimizer!r}: expected one of {', '.join(OPTIMIZERS)}")
-        if self.schedule not in SCHEDULES:
-            raise ValueError(f"unknown schedule {self.schedule!r}: expected one of {', '.join(SCHEDULES)}")
-        if self.dtype not in DTYPES:
-            raise ValueError(f"unknown dtype {self.dtype!r}: expected one of {', '.join(DTYPES)}")
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_choice("schedule", self.schedule, SCHEDULES)
+        check_choice("dtype", self.dtype, DTYPES)
         if self.steps < 0 or self.batch_size < 1 or self.learning_rate <= 0:
             raise ValueError("steps must be >= 0, batch size >= 1 and the learning rate positive")
         weights = (self.value_weight, self.ownership_weight, self.score_mean_weight, self.score_stdev_weight)

@@ -37,7 +37,8 @@ from engine.core.board import (
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
-__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "is_own_eye", "go_drop_own_eyes"]
+__all__ = ["go_check", "go_play", "go_place_setup", "go_hash_after", "go_legal_mask", "is_own_eye", "go_drop_own_eyes",
+           "empty_neighbours"]
 
 
 @njit(cache=True, inline="always")
@@ -61,6 +62,16 @@ def _chains_around(stones, head, W, p, color):
     return h0, h1, h2, h3
 
 
+@njit(cache=True, inline="always")
+def empty_neighbours(stones, W, p):
+    """How many of the four neighbours of ``p`` are empty: the liberties of a lone stone there."""
+    n = 0
+    for d in (1, -1, W, -W):
+        if stones[p + d] == EMPTY:
+            n += 1
+    return n
+
+
 @njit(cache=True)
 def _link_new_stone(cells, W, p):
     """Make the stone at ``p`` a one-stone chain and take ``p`` from its neighbours' liberties."""
@@ -72,11 +83,7 @@ def _link_new_stone(cells, W, p):
     for h in _chains_around(stones, cells[HEAD], W, p, EMPTY):
         if h >= 0:
             libs[h] -= 1
-    n = 0
-    for d in (1, -1, W, -W):
-        if stones[p + d] == EMPTY:
-            n += 1
-    libs[p] = n
+    libs[p] = empty_neighbours(stones, W, p)
 
 
 @njit(cache=True)

@@ -43,7 +43,7 @@ from engine.core.board import (
     STONES,
     TO_PLAY,
 )
-from engine.core.go import go_check, go_place_setup, go_play
+from engine.core.go import empty_neighbours, go_check, go_place_setup, go_play
 from engine.core.jit import njit
 from engine.core.types import BLACK, EMPTY, WALL, WHITE
 
@@ -64,15 +64,9 @@ def _add_liberties(cells, W, p, buf, start, n):
     while True:
         for d in (-W, -1, 1, W):
             q = s + d
-            if stones[q] == EMPTY:
-                seen = False
-                for i in range(start, start + n):
-                    if buf[i] == q:
-                        seen = True
-                        break
-                if not seen:
-                    buf[start + n] = q
-                    n += 1
+            if stones[q] == EMPTY and q not in buf[start:start + n]:
+                buf[start + n] = q
+                n += 1
         s = nxt[s]
         if s == p:
             break
@@ -96,12 +90,7 @@ def _add_capturing_moves(cells, W, p, buf, start, n):
             q = s + d
             if stones[q] == opp and libs[head[q]] == 1:
                 h = head[q]
-                seen = False
-                for i in range(n_checked):
-                    if checked[i] == h:
-                        seen = True
-                        break
-                if not seen:
+                if h not in checked[:n_checked]:
                     checked[n_checked] = h
                     n_checked += 1
                     n = _add_liberties(cells, W, q, buf, start, n)
@@ -126,15 +115,6 @@ def _has_capturing_move(cells, W, p):
         s = cells[NEXT, s]
         if s == p:
             return False
-
-
-@njit(cache=True, inline="always")
-def _empty_neighbours(stones, W, p):
-    n = 0
-    for d in (-W, -1, 1, W):
-        if stones[p + d] == EMPTY:
-            n += 1
-    return n
 
 
 @njit(cache=True)
@@ -204,17 +184,11 @@ def _liberties_after_play(cells, W, p, color, cap):
                 if stones[r] == opp:
                     hr = head[r]
                     frees = hr == captured[0] or hr == captured[1] or hr == captured[2] or hr == captured[3]
-                if frees:
-                    seen = False
-                    for i in range(n):
-                        if found[i] == r:
-                            seen = True
-                            break
-                    if not seen:
-                        found[n] = r
-                        n += 1
-                        if n >= cap:
-                            return cap
+                if frees and r not in found[:n]:
+                    found[n] = r
+                    n += 1
+                    if n >= cap:
+                        return cap
             s = cells[NEXT, s]
             if s == q:
                 break
@@ -340,8 +314,8 @@ def ladder_captured(cells, info, zobrist, W, p, defender_first):
             else:
                 n = _add_liberties(cells, W, p, buf, start, 0)
                 a, b = buf[start], buf[start + 1]
-                libs_a = _empty_neighbours(stones, W, a)
-                libs_b = _empty_neighbours(stones, W, b)
+                libs_a = empty_neighbours(stones, W, a)
+                libs_b = empty_neighbours(stones, W, b)
                 if (
                     libs_a == 0
                     and libs_b == 0

@@ -65,10 +65,7 @@ def pass_alive_for(cells, width, pla, suicide, result):
             q = p + offsets[d]
             if stones[q] == pla:
                 h = head[q]
-                seen = False
-                for i in range(n):
-                    seen = seen or vital[r, i] == h
-                if not seen:
+                if h not in vital[r, :n]:
                     vital[r, n] = h
                     n += 1
         start[r] = filled

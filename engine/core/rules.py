@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
+from engine.core.checks import check_choice
 from engine.core.types import RulesError
 
 __all__ = ["Rules", "GAMES", "GO_PRESETS", "GOMOKU_PRESETS", "CHAIN_REACTION", "MAX_SIZE", "MIN_SIZES"]
@@ -78,17 +79,14 @@ class Rules:
     move_cap: int = 722
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise RulesError(f"unknown game {self.game!r}: expected one of {', '.join(GAMES)}")
+        check_choice("game", self.game, GAMES, RulesError)
         low = MIN_SIZES[self.game]
         if not (isinstance(self.size, int) and low <= self.size <= MAX_SIZE):
             raise RulesError(f"{self.game} board size must be {low}..{MAX_SIZE}, not {self.size!r}")
-        if self.ko not in KO_RULES:
-            raise RulesError(f"unknown ko rule {self.ko!r}: expected one of {', '.join(KO_RULES)}")
+        check_choice("ko rule", self.ko, KO_RULES, RulesError)
         if self.scoring not in SCORINGS:
             raise RulesError(f"unknown scoring {self.scoring!r}: expected area or territory")
-        if self.variant not in VARIANTS:
-            raise RulesError(f"unknown gomoku variant {self.variant!r}: expected one of {', '.join(VARIANTS)}")
+        check_choice("gomoku variant", self.variant, VARIANTS, RulesError)
         if not math.isfinite(self.komi) or abs(self.komi) > 1000 or (self.komi * 2) != int(self.komi * 2):
             raise RulesError(f"komi must be a multiple of 0.5, not {self.komi!r}")
         if self.game == "gomoku" and not 3 <= self.win_length <= self.size:

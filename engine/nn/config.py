@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from engine.core.checks import check_choice
+
 __all__ = ["NetConfig", "NetOutput", "HEADS", "AUX_HEADS", "VALUE_HIDDEN", "POOLED_HEAD_FILTERS", "MIN_STDEV",
            "BN_EPSILON", "MAX_BLOCKS", "DTYPES", "TORCH_RUNTIMES", "RUNTIMES", "parse_aux_heads", "state_shapes"]
 
@@ -93,8 +95,7 @@ class NetConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aux_heads", parse_aux_heads(self.aux_heads))
-        if self.heads not in HEADS:
-            raise ValueError(f"unknown heads {self.heads!r}: expected one of {', '.join(HEADS)}")
+        check_choice("heads", self.heads, HEADS)
         for field in ("blocks", "filters", "in_planes"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool) or value < (0 if field == "blocks" else 1):

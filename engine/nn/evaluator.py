@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.core.checks import check_choice
 from engine.nn.cached_evaluator import DEFAULT_CACHE_SIZE, CachedNetEvaluator, Encoder
 from engine.nn.config import TORCH_RUNTIMES, NetOutput
 
@@ -100,8 +101,7 @@ def pick_runtime(runtime: str, device: "torch.device") -> str:
     once for every batch and board size (Inductor caches on disk);
     :meth:`NetEvaluator.warm_up` pays it up front.
     """
-    if runtime not in TORCH_RUNTIMES:
-        raise ValueError(f"unknown runtime {runtime!r}: expected one of {', '.join(TORCH_RUNTIMES)}")
+    check_choice("runtime", runtime, TORCH_RUNTIMES)
     if runtime == "auto":
         return "compile" if device.type == "cpu" else "eager"
     return runtime

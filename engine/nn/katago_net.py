@@ -134,21 +134,37 @@ class _Ordinary(nn.Module):
         return x + self.conv2(self.mid(self.conv1(self.pre(x, mask)), mask))
 
 
+class _PoolingBranch(nn.Module):
+    """The global pooling branch of a global pooling block and of the policy head: a convolution, its norm
+    and activation, pooled over the board to ``[B, 3C]``; :meth:`bias` turns that into a bias per channel
+    of the other branch."""
+
+    def __init__(self, conv: Conv, norm: BatchNorm, activation: Activation, to_bias: MatMul) -> None:
+        super().__init__()
+        self.conv = _Conv(conv)
+        self.norm = _NormAct(norm, activation)
+        self.to_bias = _tensor(to_bias.weights)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, area: torch.Tensor) -> torch.Tensor:
+        return _pool(self.norm(self.conv(x), mask), mask, area)
+
+    def bias(self, pooled: torch.Tensor) -> torch.Tensor:
+        """``[B, C', 1, 1]`` from the branch's ``pooled[B, 3C]``."""
+        return (pooled @ self.to_bias)[:, :, None, None]
+
+
 class _GlobalPool(nn.Module):
     def __init__(self, block: GlobalPoolBlock) -> None:
         super().__init__()
         self.pre = _NormAct(block.pre_norm, block.pre_act)
         self.regular = _Conv(block.regular_conv)
-        self.gpool = _Conv(block.gpool_conv)
-        self.gpool_norm = _NormAct(block.gpool_norm, block.gpool_act)
-        self.to_bias = _tensor(block.gpool_to_bias.weights)
+        self.pooling = _PoolingBranch(block.gpool_conv, block.gpool_norm, block.gpool_act, block.gpool_to_bias)
         self.mid = _NormAct(block.mid_norm, block.mid_act)
         self.final = _Conv(block.final_conv)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor, area: torch.Tensor) -> torch.Tensor:
         normed = self.pre(x, mask)
-        pooled = _pool(self.gpool_norm(self.gpool(normed), mask), mask, area)
-        regular = self.regular(normed) + (pooled @ self.to_bias)[:, :, None, None]
+        regular = self.regular(normed) + self.pooling.bias(self.pooling(normed, mask, area))
         return x + self.final(self.mid(regular, mask))
 
 
@@ -287,9 +303,7 @@ class KataGoNet(nn.Module):
             else _NormAct(trunk.tip_norm, trunk.tip_act)
         )
         self.p1 = _Conv(policy.p1_conv)
-        self.g1 = _Conv(policy.g1_conv)
-        self.g1_norm = _NormAct(policy.g1_norm, policy.g1_act)
-        self.g1_to_bias = _tensor(policy.gpool_to_bias.weights)
+        self.g1 = _PoolingBranch(policy.g1_conv, policy.g1_norm, policy.g1_act, policy.gpool_to_bias)
         self.p1_norm = _NormAct(policy.p1_norm, policy.p1_act)
         self.p2 = _Conv(policy.p2_conv)
         self.pass_mul = _tensor(policy.pass_mul.weights)
@@ -314,8 +328,8 @@ class KataGoNet(nn.Module):
         x = self.tip(x, mask)
         batch = x.shape[0]
 
-        g1 = _pool(self.g1_norm(self.g1(x), mask), mask, area)
-        p1 = self.p1_norm(self.p1(x) + (g1 @ self.g1_to_bias)[:, :, None, None], mask)
+        g1 = self.g1(x, mask, area)
+        p1 = self.p1_norm(self.p1(x) + self.g1.bias(g1), mask)
         policy = self.p2(p1)[:, 0].reshape(batch, -1)
         passing = g1 @ self.pass_mul
         if self.pass_mul2 is not None and self.pass_bias is not None and self.pass_kind is not None:

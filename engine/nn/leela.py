@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from engine.atomic import write_bytes
+from engine.core.checks import is_number
 from engine.nn.config import MAX_BLOCKS
 from engine.nn.model_file import MODEL_SUFFIX, Model, ModelFormatError, ModelInfo, save_model
 from engine.nn.model_format import GZIP_MAGIC, is_leela_zero
@@ -162,7 +163,7 @@ def _parse(path: Path) -> tuple[int, list[tuple[int, np.ndarray]]]:
             with np.errstate(over="ignore"):   # a number beyond float32 becomes inf, refused below
                 values = np.array(words, dtype=np.float32)
         except ValueError:
-            bad = next(word for word in words if not _is_number(word))
+            bad = next(word for word in words if not is_number(word))
             raise ModelFormatError(f"{name}, line {number}: {bad[:30]!r} is not a number") from None
         if not np.isfinite(values).all():
             raise ModelFormatError(f"{name}, line {number}: holds infinite or NaN numbers")
@@ -170,14 +171,6 @@ def _parse(path: Path) -> tuple[int, list[tuple[int, np.ndarray]]]:
     if version is None:
         raise ModelFormatError(f"{name} is empty")
     return version, tensors
-
-
-def _is_number(word: str) -> bool:
-    try:
-        float(word)
-    except ValueError:
-        return False
-    return True
 
 
 def read_leela(path: str | os.PathLike[str]) -> Model:

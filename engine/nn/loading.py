@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.core.checks import check_choice
 from engine.core.rules import Rules
 from engine.nn import model_format
 from engine.nn.config import RUNTIMES
@@ -104,8 +105,7 @@ def load_evaluator(rules: Rules, path: str | os.PathLike[str] | None,
     """
     from engine.search.evaluator import UniformEvaluator
 
-    if options.runtime not in RUNTIMES:
-        raise ValueError(f"unknown runtime {options.runtime!r}: expected one of {', '.join(RUNTIMES)}")
+    check_choice("runtime", options.runtime, RUNTIMES)
     if path is None:
         return UniformEvaluator()
     from encoders import get_encoder

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from engine.atomic import atomic_path, utc_timestamp
+from engine.core.checks import check_choice
 from engine.core.rules import GAMES
 from engine.core.types import EngineError
 from engine.nn.config import NetConfig, state_shapes
@@ -85,8 +86,7 @@ class ModelInfo:
     def __post_init__(self) -> None:
         if self.komi is not None and not (isinstance(self.komi, (int, float)) and math.isfinite(self.komi)):
             raise ValueError(f"a model's komi is a finite number of points or null, not {self.komi!r}")
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}: expected one of {', '.join(GAMES)}")
+        check_choice("game", self.game, GAMES)
         if self.num_planes != self.config.in_planes:
             raise ValueError(f"encoder {self.encoder!r} has {self.num_planes} planes but the network reads "
                              f"{self.config.in_planes}")

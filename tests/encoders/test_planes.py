@@ -8,6 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from encoders import ENCODERS, get_encoder, superko_banned
+from encoders.liberties import mark_ko, signed_liberties
+from engine.core.board import INFO_LEN, KO, geometry
 from engine.core.coords import gtp_to_action
 from engine.core.game import Game
 from engine.core.position import SUPERKO, Position
@@ -69,6 +71,27 @@ def test_elevenplane_buckets_and_colour_planes() -> None:
     expect(encoder.encode(liberty_position(WHITE)), {
         0: marks(7, "A1"), 1: marks(7, "G1"), 3: marks(7, "B5"),
         5: marks(7, "A7", "B1"), 6: marks(7, "D7"), 7: marks(7, "D4", "E4"), 9: ones})
+
+
+def test_signed_liberties_are_capped_and_positive_for_the_given_side() -> None:
+    code = np.empty(49, dtype=np.int16)
+    signed_liberties(liberty_position(WHITE).cells, WHITE, geometry(7).action_point, 2, code)
+    want = marks(7, "A1") + 2 * marks(7, "G1", "B5") - 2 * marks(7, "A7", "B1", "D7", "D4", "E4")
+    assert np.array_equal(code.reshape(7, 7), want)
+
+
+@pytest.mark.parametrize("b,banned_rows", [(0, 2), (1, 2), (1, 0)])
+def test_mark_ko_marks_the_ko_point_and_the_boards_banned_points(b: int, banned_rows: int) -> None:
+    geo = geometry(7)
+    info = np.zeros(INFO_LEN, dtype=np.int64)
+    info[KO] = geo.action_point[gtp_to_action("C4", 7)]
+    banned = np.zeros((banned_rows, 49), dtype=bool)
+    if banned_rows:
+        banned[1, gtp_to_action("A1", 7)] = True
+    plane = np.zeros(49, dtype=np.uint8)
+    mark_ko(info, geo.point_action, banned, b, plane)
+    want = marks(7, "C4", "A1") if banned_rows and b == 1 else marks(7, "C4")
+    assert np.array_equal(plane.reshape(7, 7), want)
 
 
 def test_a_stone_put_in_atari_moves_to_the_one_liberty_plane() -> None:

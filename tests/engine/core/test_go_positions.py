@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from engine.core.board import STONES, geometry
 from engine.core.coords import gtp_to_action
 from engine.core.game import Game
+from engine.core.go import empty_neighbours
 from engine.core.position import REASONS
 from engine.core.rules import Rules
 from engine.core.types import BLACK, WHITE, Color, EngineError, IllegalMoveError, Outcome
@@ -599,3 +601,17 @@ def test_off_board_actions(size: int, offset: int) -> None:
         game.play(bad)
     assert info.value.reason == "off board"
     assert_unchanged(game, before)
+
+
+@pytest.mark.parametrize("vertex,empty", [("A1", 1), ("B1", 2), ("C2", 1), ("C4", 3), ("D4", 4), ("E5", 2)])
+def test_empty_neighbours_counts_the_empty_points_beside_a_point_and_not_the_wall(vertex: str, empty: int) -> None:
+    game = start("tromp-taylor", """
+. . . . .
+. . . . .
+. . X . .
+. O . X .
+. X . . .
+""")
+    geo = geometry(5)
+    point = geo.action_point[action(game, vertex)]
+    assert empty_neighbours(game.position.cells[STONES], geo.width, point) == empty

@@ -87,24 +87,19 @@ def _area_grid(board: np.ndarray, suicide: bool = False) -> np.ndarray:
     return area(cells, geo.width, suicide)[geo.action_point].reshape(size, size)
 
 
-def test_two_eyes_are_pass_alive_and_the_eyes_are_its_area() -> None:
-    board = parse_diagram(TWO_EYES)
+@pytest.mark.parametrize("diagram,eyes", [(TWO_EYES, {"A7", "C7"}), (SHARED_EYES, {"A7", "B6"})],
+                         ids=["one-chain", "two-chains-sharing-the-eyes"])
+def test_two_eyes_are_pass_alive_and_the_eyes_are_its_area(diagram: str, eyes: set[str]) -> None:
+    board = parse_diagram(diagram)
     marked = _marked(board, BLACK)
     assert _stones(board, BLACK) <= marked
-    assert {"A7", "C7"} <= marked
+    assert eyes <= marked
 
 
 def test_one_eye_is_not_pass_alive() -> None:
     board = parse_diagram(ONE_EYE)
     assert not _stones(board, BLACK) & _marked(board, BLACK)
     assert not _stones(board, WHITE) & _marked(board, WHITE)
-
-
-def test_two_chains_sharing_two_eyes_are_both_pass_alive() -> None:
-    board = parse_diagram(SHARED_EYES)
-    marked = _marked(board, BLACK)
-    assert _stones(board, BLACK) <= marked
-    assert {"A7", "B6"} <= marked
 
 
 @pytest.mark.parametrize("eye", [(0, 0), (1, 1)])
