@@ -38,6 +38,10 @@ class SearchConfig:
     A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
     Dirichlet noise and needs a visit limit.
 
+    ``c_puct_stdev_scale`` (0: off; KataGo 0.85) scales ``c_puct`` at each node by the spread of the values
+    backed up through it (KataGo's utility-stdev-scaled exploration, :func:`engine.search.tree.exploration_factor`):
+    the search widens where the values disagree and reads deeper where they agree.
+
     ``komi_correction`` (Go): where the evaluator states the komi its values were learnt at and has a score head,
     each leaf is valued at the game's komi (White's handicap bonus included) from its predicted score and spread
     (:mod:`engine.search.komi`); off, the network's values are taken as they are.
@@ -48,6 +52,7 @@ class SearchConfig:
     """
 
     c_puct: float = 1.25
+    c_puct_stdev_scale: float = 0.0
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
     fpu_value: float | None = None
@@ -67,6 +72,8 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
             raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
+        if not 0.0 <= self.c_puct_stdev_scale <= 1.0:
+            raise ValueError(f"c_puct_stdev_scale must lie in [0, 1], not {self.c_puct_stdev_scale}")
 
     def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
         """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:
