@@ -22,7 +22,7 @@ class SearchConfig:
     ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
     evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
 
-    The tree starts small and doubles when full, up to ``capacity`` nodes (48 bytes each; an
+    The tree starts small and doubles when full, up to ``capacity`` nodes (52 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
