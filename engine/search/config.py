@@ -20,7 +20,9 @@ revisiting the first child that looks no worse than its parent."""
 class SearchConfig:
     """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
     ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
-    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
+    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`); with ``fpu_from_mean``
+    that evaluation is blended with the parent's mean backed-up value, weighing ``visited prior ** 2`` (KataGo's
+    default, :func:`engine.search.tree._best_child`).
 
     The tree starts small and doubles when full, up to ``capacity`` nodes (52 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
@@ -56,6 +58,7 @@ class SearchConfig:
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
     fpu_value: float | None = None
+    fpu_from_mean: bool = False
     batch_size: int = 16
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25

@@ -408,7 +408,7 @@ class Search:
                              math.nan if cfg.fpu_value is None else cfg.fpu_value, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size,
                              cfg.forced_playouts_k if self.shaping.forced else 0.0, cfg.c_puct_stdev_scale,
-                             cfg.keep_own_eyes, root_path,
+                             cfg.fpu_from_mean, cfg.keep_own_eyes, root_path,
                              budget, leaves.nodes,
                              leaves.cells, leaves.info, leaves.legal)
 

@@ -126,12 +126,15 @@ def exploration_factor(ints, floats, node, stdev_scale):
 
 @njit(cache=True)
 def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, score_center, score_scale,
-                forced_k, stdev_scale):
+                forced_k, stdev_scale, fpu_from_mean):
     """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on); a child
     proven won for the player choosing at once, one proven lost only when every child is.
 
     An unvisited child's Q is ``fpu_value`` where that is not NaN, else the node's own evaluation less
-    ``fpu_reduction * sqrt(visited prior)``. ``stdev_scale``: see :func:`exploration_factor`.
+    ``fpu_reduction * sqrt(visited prior)``; with ``fpu_from_mean`` the node's evaluation is blended with its mean
+    backed-up value, the mean weighing ``visited prior ** 2`` (KataGo's fpuParentWeightByVisitedPolicy): once
+    the likely replies are read, what they found says more than the first look. ``stdev_scale``: see
+    :func:`exploration_factor`.
 
     ``forced_k`` > 0 (KataGo's forced playouts, for the root of a self-play search): a child that has
     visits but fewer than ``sqrt(forced_k * P * sum of the children's visits)`` is taken first.
@@ -150,7 +153,11 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
             n = ints[VISITS, c] + ints[VIRTUAL, c]
             if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits) and ints[PROVEN, c] == UNPROVEN:
                 return c
-    fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
+    parent_value = floats[NET_VALUE, node]
+    if fpu_from_mean and ints[VISITS, node] > 0:
+        weight = min(1.0, visited_prior * visited_prior)
+        parent_value = weight * -floats[VALUE_SUM, node] / ints[VISITS, node] + (1.0 - weight) * parent_value
+    fpu = parent_value - fpu_reduction * math.sqrt(visited_prior)
     if not math.isnan(fpu_value):
         fpu = fpu_value
     parent_visits = ints[VISITS, node] + ints[VIRTUAL, node]
@@ -264,8 +271,8 @@ def _terminal(cells, info, W, action_point, spec, komi):
 @njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
                   c_puct, fpu_reduction, root_fpu_reduction, fpu_value, scored, score_utility, score_center,
-                  score_scale, forced_k, stdev_scale, keep_eyes, root_path, budget, leaf_nodes, leaf_cells, leaf_info,
-                  leaf_legal):
+                  score_scale, forced_k, stdev_scale, fpu_from_mean, keep_eyes, root_path, budget, leaf_nodes,
+                  leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
@@ -275,7 +282,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     scores (the evaluator has a score head); ``score_center`` is the root's mean
     score for its side to move (points); ``score_utility`` 0 turns the score term off.
     ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`). ``stdev_scale``: exploration
-    scaled by the spread of values (0: off; :func:`exploration_factor`). ``keep_eyes``: leave the
+    scaled by the spread of values (0: off; :func:`exploration_factor`). ``fpu_from_mean``: see
+    :func:`_best_child`. ``keep_eyes``: leave the
     moves that fill the mover's own one-point eyes out of the leaves' legal actions (Go; :func:`drop_own_eyes`).
     ``root_path`` (``int64[K]``, may be empty): simulation ``s`` of this call (finished games
     counted) descends from the root into child node ``root_path[s]`` instead of the PUCT choice
@@ -304,7 +312,7 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
                 root = node == 0
                 node = _best_child(ints, floats, node, c_puct, root_fpu_reduction if root else fpu_reduction,
                                    fpu_value, score_utility, center, score_scale, forced_k if root else 0.0,
-                                   stdev_scale)
+                                   stdev_scale, fpu_from_mean)
             center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]
@@ -586,7 +594,7 @@ def compile_kernels_beside_selection(position: Position) -> None:
     """
     tree = Tree(8, 8)
     ints, floats, root, child = tree.ints, tree.floats, np.int64(0), np.int64(1)
-    _best_child(ints, floats, root, 1.0, 0.0, math.nan, 0.0, 0.0, 1.0, 0.0, 0.0)
+    _best_child(ints, floats, root, 1.0, 0.0, math.nan, 0.0, 0.0, 1.0, 0.0, 0.0, False)
     exploration_factor(ints, floats, root, 0.0)
     _backup(ints, floats, root, 0.0, False, 0.0, 0.0)
     _backup_exact(ints, floats, root, False)

@@ -1,4 +1,5 @@
-"""Exploration scaled by the spread of a node's backed-up values (SearchConfig.c_puct_stdev_scale)."""
+"""Exploration settings: c_puct scaled by the spread of a node's backed-up values (SearchConfig.c_puct_stdev_scale)
+and first-play urgency from the parent's mean value (SearchConfig.fpu_from_mean)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,19 @@ from engine.core.rules import Rules
 from engine.core.types import BLACK
 from engine.search.config import SearchConfig
 from engine.search.mcts import Search
-from engine.search.tree import STDEV_PRIOR, VALUE_SQUARES, VALUE_SUM, VISITS, Tree, exploration_factor
+from engine.search.tree import (
+    FIRST_CHILD,
+    NET_VALUE,
+    NUM_CHILDREN,
+    PRIOR,
+    STDEV_PRIOR,
+    VALUE_SQUARES,
+    VALUE_SUM,
+    VISITS,
+    Tree,
+    _best_child,
+    exploration_factor,
+)
 
 from .test_mcts import Uniform
 
@@ -72,3 +85,18 @@ def test_the_search_keeps_to_the_best_move_where_the_values_agree() -> None:
 def test_the_scale_must_lie_between_zero_and_one() -> None:
     with pytest.raises(ValueError, match="c_puct_stdev_scale"):
         SearchConfig(c_puct_stdev_scale=1.5)
+
+
+@pytest.mark.parametrize("from_mean,chosen", [(False, 2), (True, 1)])
+def test_first_play_urgency_follows_the_parents_mean_only_when_told(from_mean: bool, chosen: int) -> None:
+    tree = Tree(4, 4)
+    ints, floats = tree.ints, tree.floats
+    ints[FIRST_CHILD, 0], ints[NUM_CHILDREN, 0], ints[VISITS, 0] = 1, 2, 4
+    floats[NET_VALUE, 0] = 0.2  # the first look: fine for the side to move
+    floats[VALUE_SUM, 0] = 4.0  # what the search found: lost (the sum is the opponent's view)
+    floats[PRIOR, 1:3] = 0.5
+    ints[VISITS, 1] = 3  # child 1 read, Q 0; child 2 unvisited
+    # unvisited Q: 0.2 - 0.25 * sqrt(0.5) = 0.02 above child 1's 0, or, the mean weighing 0.5 ** 2,
+    # 0.25 * -1 + 0.75 * 0.2 - 0.18 = -0.28 below it
+    best = _best_child(ints, floats, np.int64(0), 0.01, 0.25, np.nan, 0.0, 0.0, 1.0, 0.0, 0.0, from_mean)
+    assert best == chosen
