@@ -144,7 +144,7 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
                       seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
-                      c_puct_stdev_scale: float = 0.0, **own: Any) -> FrontEndConfig:
+                      c_puct_stdev_scale: float = 0.0, fpu_from_mean: bool = False, **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -155,7 +155,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from gtp.state import FrontEndConfig
 
     search = with_komi_correction(SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes,
-                                               c_puct_stdev_scale=c_puct_stdev_scale), komi_correction)
+                                               c_puct_stdev_scale=c_puct_stdev_scale, fpu_from_mean=fpu_from_mean),
+                                  komi_correction)
     player = replace(FrontEndConfig().player, search=search, temperature_moves=temperature_moves, near_best=near_best)
     if visits is not None or seconds is not None:
         player = replace(player, visits=visits, seconds=seconds)
@@ -193,6 +194,10 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
               help="Scale the search's exploration at each node by the spread of the values backed up through it, "
                    "as KataGo does (its default 0.85; 0: off; docs/search.md, *Exploration scaled by the values' "
                    "spread*).")
+@click.option("--fpu-from-mean", is_flag=True,
+              help="Value an unread move from its parent's mean backed-up value blended with the parent's "
+                   "evaluation, as KataGo does (docs/search.md, *Exploration scaled by the values' spread*), "
+                   "rather than from the evaluation alone.")
 @click.option("--name", "gtp_name", default="engine", show_default=True, help="What GTP's name command answers.")
 @click.option("--override-version", "gtp_version", default=None, metavar="TEXT",
               help="What GTP's version command answers, as KataGo's -override-version [default: the package's "
@@ -204,8 +209,8 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                  visits_default=f"{GTP_VISITS.default}, stopping at {GTP_MOVE_SECONDS.default:g} s if that comes "
                                 "first, unless the controller sets a time control")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, c_puct_stdev_scale: float, gtp_name: str, gtp_version: str | None,
-                level: str | None,
+                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, gtp_name: str,
+                gtp_version: str | None, level: str | None,
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
                 no_resign: bool, model: str | None, visits: int | None,
                 seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
@@ -230,9 +235,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     if visits is None and seconds is None:
         visits, move_seconds = GTP_VISITS.default, GTP_MOVE_SECONDS.default
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed, not fill_own_eyes, komi_correction, c_puct_stdev_scale, size=size,
-                               rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds, name=gtp_name,
-                               version=gtp_version)
+                               runtime, seed, not fill_own_eyes, komi_correction, c_puct_stdev_scale, fpu_from_mean,
+                               size=size, rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds,
+                               name=gtp_name, version=gtp_version)
     config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
                                                  resign_consecutive, resign_min_score, no_resign))
     try:
