@@ -24,7 +24,7 @@ from engine.cli.options import (
     with_komi_correction,
 )
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
-from engine.cli.settings import GTP_MOVE_SECONDS, GTP_VISITS, PLAYER_VISITS
+from engine.cli.settings import GTP_MOVE_SECONDS, GTP_STDEV_SCALE, GTP_VISITS, PLAYER_VISITS
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -144,7 +144,7 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
                       seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
-                      **own: Any) -> FrontEndConfig:
+                      c_puct_stdev_scale: float = 0.0, fpu_from_mean: bool = False, **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -154,7 +154,9 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from engine import EvaluatorOptions, SearchConfig
     from gtp.state import FrontEndConfig
 
-    search = with_komi_correction(SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes), komi_correction)
+    search = with_komi_correction(SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes,
+                                               c_puct_stdev_scale=c_puct_stdev_scale, fpu_from_mean=fpu_from_mean),
+                                  komi_correction)
     player = replace(FrontEndConfig().player, search=search, temperature_moves=temperature_moves, near_best=near_best)
     if visits is not None or seconds is not None:
         player = replace(player, visits=visits, seconds=seconds)
@@ -188,6 +190,14 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--fill-own-eyes", is_flag=True,
               help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
                    "move does, short of rare seki and capturing-race shapes).")
+@click.option("--c-puct-stdev-scale", type=click.FloatRange(0, 1), default=GTP_STDEV_SCALE.default, show_default=True,
+              help="Scale the search's exploration at each node by the spread of the values backed up through it, "
+                   "as KataGo does (its default 0.85; 0: off; docs/search.md, *Exploration scaled by the values' "
+                   "spread*).")
+@click.option("--fpu-from-mean", is_flag=True,
+              help="Value an unread move from its parent's mean backed-up value blended with the parent's "
+                   "evaluation, as KataGo does (docs/search.md, *Exploration scaled by the values' spread*), "
+                   "rather than from the evaluation alone.")
 @click.option("--name", "gtp_name", default="engine", show_default=True, help="What GTP's name command answers.")
 @click.option("--override-version", "gtp_version", default=None, metavar="TEXT",
               help="What GTP's version command answers, as KataGo's -override-version [default: the package's "
@@ -199,7 +209,8 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                  visits_default=f"{GTP_VISITS.default}, stopping at {GTP_MOVE_SECONDS.default:g} s if that comes "
                                 "first, unless the controller sets a time control")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, gtp_name: str, gtp_version: str | None, level: str | None,
+                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, gtp_name: str,
+                gtp_version: str | None, level: str | None,
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
                 no_resign: bool, model: str | None, visits: int | None,
                 seconds: float | None, batch: int, temperature_moves: int | None, near_best: float,
@@ -224,8 +235,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
     if visits is None and seconds is None:
         visits, move_seconds = GTP_VISITS.default, GTP_MOVE_SECONDS.default
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
-                               runtime, seed, not fill_own_eyes, komi_correction, size=size, rules=rules_text,
-                               komi=komi, ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
+                               runtime, seed, not fill_own_eyes, komi_correction, c_puct_stdev_scale, fpu_from_mean,
+                               size=size, rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds,
+                               name=gtp_name, version=gtp_version)
     config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
                                                  resign_consecutive, resign_min_score, no_resign))
     try:

@@ -7,13 +7,13 @@ from here. The config classes live in modules that import nothing heavy, so ``--
 from __future__ import annotations
 
 from engine.cli.options import Setting
-from engine.search.config import PlayerConfig
+from engine.search.config import PlayerConfig, SearchConfig
 from gtp.config import GtpConfig
 from training.match_config import MatchConfig
 from training.selfplay_config import SelfPlayConfig
 
-__all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "MATCH_VISITS", "MATCH_GAMES", "MATCH_PARALLEL_GAMES",
-           "MATCH_BATCH", "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "SELFPLAY_VISITS",
+__all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "GTP_STDEV_SCALE", "MATCH_VISITS", "MATCH_GAMES",
+           "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "SELFPLAY_VISITS",
            "SELFPLAY_PARALLEL_GAMES", "SELFPLAY_BATCH", "SELFPLAY_RESIGN_THRESHOLD", "SELFPLAY_FORCED_PLAYOUTS",
            "SELFPLAY_GUMBEL"]
 
@@ -24,6 +24,8 @@ GTP_VISITS = Setting(GtpConfig, "visits")
 """``engine gtp``'s visits a move with neither ``--visits`` nor ``--time``."""
 GTP_MOVE_SECONDS = Setting(GtpConfig, "move_seconds")
 """``engine gtp``'s bound on such a move while the controller has set no time control."""
+GTP_STDEV_SCALE = Setting(SearchConfig, "c_puct_stdev_scale")
+"""``engine gtp``'s exploration scaled by the spread of the values (:attr:`SearchConfig.c_puct_stdev_scale`)."""
 
 MATCH_VISITS = Setting(MatchConfig, "player.visits")
 """Visits a move of a model in a match (gating and rating games too)."""

@@ -20,9 +20,11 @@ revisiting the first child that looks no worse than its parent."""
 class SearchConfig:
     """Search constants. ``dirichlet_alpha=None`` scales alpha to the legal moves (10.83 / legal).
     ``fpu_value`` (None: off) is an unvisited child's value in selection, in place of its parent's
-    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`).
+    evaluation less ``fpu_reduction * sqrt(visited prior)`` (see :meth:`for_rollouts`); with ``fpu_from_mean``
+    that evaluation is blended with the parent's mean backed-up value, weighing ``visited prior ** 2`` (KataGo's
+    default, :func:`engine.search.tree._best_child`).
 
-    The tree starts small and doubles when full, up to ``capacity`` nodes (48 bytes each; an
+    The tree starts small and doubles when full, up to ``capacity`` nodes (52 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19).
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``
@@ -38,6 +40,10 @@ class SearchConfig:
     A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
     Dirichlet noise and needs a visit limit.
 
+    ``c_puct_stdev_scale`` (0: off; KataGo 0.85) scales ``c_puct`` at each node by the spread of the values
+    backed up through it (KataGo's utility-stdev-scaled exploration, :func:`engine.search.tree.exploration_factor`):
+    the search widens where the values disagree and reads deeper where they agree.
+
     ``komi_correction`` (Go): where the evaluator states the komi its values were learnt at and has a score head,
     each leaf is valued at the game's komi (White's handicap bonus included) from its predicted score and spread
     (:mod:`engine.search.komi`); off, the network's values are taken as they are.
@@ -48,9 +54,11 @@ class SearchConfig:
     """
 
     c_puct: float = 1.25
+    c_puct_stdev_scale: float = 0.0
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
     fpu_value: float | None = None
+    fpu_from_mean: bool = False
     batch_size: int = 16
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
@@ -67,6 +75,8 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if self.forced_playouts_k < 0 or self.gumbel_considered < 0:
             raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
+        if not 0.0 <= self.c_puct_stdev_scale <= 1.0:
+            raise ValueError(f"c_puct_stdev_scale must lie in [0, 1], not {self.c_puct_stdev_scale}")
 
     def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
         """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:

@@ -407,7 +407,8 @@ class Search:
                              cfg.c_puct, cfg.fpu_reduction, cfg.root_fpu_reduction,
                              math.nan if cfg.fpu_value is None else cfg.fpu_value, self._has_score, utility, center,
                              cfg.score_utility_scale * self.rules.size,
-                             cfg.forced_playouts_k if self.shaping.forced else 0.0, cfg.keep_own_eyes, root_path,
+                             cfg.forced_playouts_k if self.shaping.forced else 0.0, cfg.c_puct_stdev_scale,
+                             cfg.fpu_from_mean, cfg.keep_own_eyes, root_path,
                              budget, leaves.nodes,
                              leaves.cells, leaves.info, leaves.legal)
 

@@ -17,6 +17,7 @@ Node ``i``'s fields live in two arrays, one row per field:
     ``floats[NET_VALUE, i]``     evaluator's value of node i, from the view of the side to move at i
     ``floats[SCORE_SUM, i]``     sum of backed-up score means (points, komi included), same view as VALUE_SUM
     ``floats[SCORE_SQUARES, i]`` sum of backed-up ``stdev**2 + mean**2`` (points squared, no sign)
+    ``floats[VALUE_SQUARES, i]`` sum of the squares of the backed-up values (the spread of a node's values)
 ``count: int64[1]``              nodes in use
 
 :class:`Tree` owns one search's arrays: it allocates them small and doubles them when an expansion
@@ -64,17 +65,21 @@ from engine.core.position import Position
 from engine.core.types import BLACK
 
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
-           "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "FLOAT_ROWS", "UNEXPANDED",
-           "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "reset_tree", "select_leaves", "expand_and_backup",
-           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
+           "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "VALUE_SQUARES", "FLOAT_ROWS",
+           "UNEXPANDED", "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "STDEV_PRIOR", "STDEV_PRIOR_WEIGHT",
+           "reset_tree", "exploration_factor", "select_leaves", "expand_and_backup", "compact_subtree",
+           "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
-VALUE_SUM, PRIOR, NET_VALUE, SCORE_SUM, SCORE_SQUARES = 0, 1, 2, 3, 4
-FLOAT_ROWS = 5
+VALUE_SUM, PRIOR, NET_VALUE, SCORE_SUM, SCORE_SQUARES, VALUE_SQUARES = 0, 1, 2, 3, 4, 5
+FLOAT_ROWS = 6
 UNEXPANDED = -1
 PENDING = -2
 UNPROVEN, PROVEN_WIN, PROVEN_LOSS = 0, 1, -1
+STDEV_PRIOR, STDEV_PRIOR_WEIGHT = 0.4, 2.0
+"""The spread of values a node is assumed to have before its visits show one, and that assumption's weight in
+visits (KataGo's cpuctUtilityStdevPrior and cpuctUtilityStdevPriorWeight): see :func:`exploration_factor`."""
 LOST_SCORE = 1e9
 """Taken off a proven-lost child's Q + U in selection: it ranks below every child that is not."""
 
@@ -88,6 +93,7 @@ def _init_node(ints, floats, i, parent, action, prior):
     ints[FIRST_CHILD, i] = UNEXPANDED
     ints[NUM_CHILDREN, i] = 0
     floats[VALUE_SUM, i] = 0.0
+    floats[VALUE_SQUARES, i] = 0.0
     floats[PRIOR, i] = prior
     floats[NET_VALUE, i] = 0.0
 
@@ -101,13 +107,34 @@ def reset_tree(ints, floats, count):
 
 
 @njit(cache=True)
+def exploration_factor(ints, floats, node, stdev_scale):
+    """How much more (above 1) or less (below 1) to explore below ``node`` than ``c_puct`` says, from the spread
+    of the values backed up through it (KataGo's utility-stdev-scaled exploration): where the values disagree
+    (a fight whose outcome turns on the reply) the search widens, where they agree it reads deeper.
+
+    ``1 + stdev_scale * (stdev / STDEV_PRIOR - 1)``, the stdev blending ``STDEV_PRIOR`` (weighing
+    ``STDEV_PRIOR_WEIGHT`` visits) with the values' own; 1 where ``stdev_scale`` is 0."""
+    visits = ints[VISITS, node]
+    if stdev_scale == 0.0 or visits <= 1:
+        return 1.0
+    mean = floats[VALUE_SUM, node] / visits
+    squares = max(floats[VALUE_SQUARES, node] / visits, mean * mean)
+    variance = (((mean * mean + STDEV_PRIOR * STDEV_PRIOR) * STDEV_PRIOR_WEIGHT + squares * visits)
+                / (STDEV_PRIOR_WEIGHT + visits - 1.0) - mean * mean)
+    return 1.0 + stdev_scale * (math.sqrt(max(variance, 0.0)) / STDEV_PRIOR - 1.0)
+
+
+@njit(cache=True)
 def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_utility, score_center, score_scale,
-                forced_k):
+                forced_k, stdev_scale, fpu_from_mean):
     """The child maximising Q + U, where Q counts virtual visits as losses (plus the score utility, if on); a child
     proven won for the player choosing at once, one proven lost only when every child is.
 
     An unvisited child's Q is ``fpu_value`` where that is not NaN, else the node's own evaluation less
-    ``fpu_reduction * sqrt(visited prior)``.
+    ``fpu_reduction * sqrt(visited prior)``; with ``fpu_from_mean`` the node's evaluation is blended with its mean
+    backed-up value, the mean weighing ``visited prior ** 2`` (KataGo's fpuParentWeightByVisitedPolicy): once
+    the likely replies are read, what they found says more than the first look. ``stdev_scale``: see
+    :func:`exploration_factor`.
 
     ``forced_k`` > 0 (KataGo's forced playouts, for the root of a self-play search): a child that has
     visits but fewer than ``sqrt(forced_k * P * sum of the children's visits)`` is taken first.
@@ -126,11 +153,15 @@ def _best_child(ints, floats, node, c_puct, fpu_reduction, fpu_value, score_util
             n = ints[VISITS, c] + ints[VIRTUAL, c]
             if n > 0 and n < math.sqrt(forced_k * floats[PRIOR, c] * child_visits) and ints[PROVEN, c] == UNPROVEN:
                 return c
-    fpu = floats[NET_VALUE, node] - fpu_reduction * math.sqrt(visited_prior)
+    parent_value = floats[NET_VALUE, node]
+    if fpu_from_mean and ints[VISITS, node] > 0:
+        weight = min(1.0, visited_prior * visited_prior)
+        parent_value = weight * -floats[VALUE_SUM, node] / ints[VISITS, node] + (1.0 - weight) * parent_value
+    fpu = parent_value - fpu_reduction * math.sqrt(visited_prior)
     if not math.isnan(fpu_value):
         fpu = fpu_value
     parent_visits = ints[VISITS, node] + ints[VIRTUAL, node]
-    explore = c_puct * math.sqrt(max(parent_visits, 1))
+    explore = c_puct * exploration_factor(ints, floats, node, stdev_scale) * math.sqrt(max(parent_visits, 1))
     best = first
     best_score = -1e30
     for c in range(first, last):
@@ -189,6 +220,7 @@ def _backup(ints, floats, leaf, value, scored, score, squares):
         if proven != UNPROVEN:
             v = float(proven)
         floats[VALUE_SUM, node] += v
+        floats[VALUE_SQUARES, node] += v * v
         if scored:
             if ints[VISITS, node] == 0:  # the score rows start here, not at _init_node (module docstring)
                 floats[SCORE_SUM, node] = s
@@ -239,7 +271,8 @@ def _terminal(cells, info, W, action_point, spec, komi):
 @njit(cache=True)
 def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point, spec, komi,
                   c_puct, fpu_reduction, root_fpu_reduction, fpu_value, scored, score_utility, score_center,
-                  score_scale, forced_k, keep_eyes, root_path, budget, leaf_nodes, leaf_cells, leaf_info, leaf_legal):
+                  score_scale, forced_k, stdev_scale, fpu_from_mean, keep_eyes, root_path, budget, leaf_nodes,
+                  leaf_cells, leaf_info, leaf_legal):
     """Run simulations down to at most ``leaf_nodes.shape[0]`` leaves, using up to ``budget`` simulations.
 
     Leaf ``j``'s state is left in ``leaf_cells[j]`` / ``leaf_info[j]`` and its
@@ -248,7 +281,9 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
     early when a simulation reaches a leaf already in it. ``scored``: the tree keeps
     scores (the evaluator has a score head); ``score_center`` is the root's mean
     score for its side to move (points); ``score_utility`` 0 turns the score term off.
-    ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`). ``keep_eyes``: leave the
+    ``forced_k``: forced playouts at the root (0: off; see :func:`_best_child`). ``stdev_scale``: exploration
+    scaled by the spread of values (0: off; :func:`exploration_factor`). ``fpu_from_mean``: see
+    :func:`_best_child`. ``keep_eyes``: leave the
     moves that fill the mover's own one-point eyes out of the leaves' legal actions (Go; :func:`drop_own_eyes`).
     ``root_path`` (``int64[K]``, may be empty): simulation ``s`` of this call (finished games
     counted) descends from the root into child node ``root_path[s]`` instead of the PUCT choice
@@ -276,7 +311,8 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             else:  # one call: numba compiles a call with a constant argument apart
                 root = node == 0
                 node = _best_child(ints, floats, node, c_puct, root_fpu_reduction if root else fpu_reduction,
-                                   fpu_value, score_utility, center, score_scale, forced_k if root else 0.0)
+                                   fpu_value, score_utility, center, score_scale, forced_k if root else 0.0,
+                                   stdev_scale, fpu_from_mean)
             center = -center
             ints[VIRTUAL, node] += 1
             action = ints[ACTION, node]
@@ -558,7 +594,8 @@ def compile_kernels_beside_selection(position: Position) -> None:
     """
     tree = Tree(8, 8)
     ints, floats, root, child = tree.ints, tree.floats, np.int64(0), np.int64(1)
-    _best_child(ints, floats, root, 1.0, 0.0, math.nan, 0.0, 0.0, 1.0, 0.0)
+    _best_child(ints, floats, root, 1.0, 0.0, math.nan, 0.0, 0.0, 1.0, 0.0, 0.0, False)
+    exploration_factor(ints, floats, root, 0.0)
     _backup(ints, floats, root, 0.0, False, 0.0, 0.0)
     _backup_exact(ints, floats, root, False)
     _release(ints, root)
