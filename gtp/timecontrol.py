@@ -35,8 +35,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from engine import check_choice
-
 __all__ = ["KINDS", "KATA_KINDS", "TimeSettings", "Clock", "TimeControl", "expected_moves", "DEFAULT_LAG"]
 
 KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer")
@@ -90,7 +88,8 @@ class TimeSettings:
     move_limit: float | None = None
 
     def __post_init__(self) -> None:
-        check_choice("time system", self.kind, KINDS)
+        if self.kind not in KINDS:   # the protocol layer imports no engine: its own check
+            raise ValueError(f"unknown time system {self.kind!r}: expected one of {', '.join(KINDS)}")
         if self.kind == "canadian" and (self.period <= 0 or self.stones <= 0):
             raise ValueError("Canadian overtime needs a positive period and stone count")
         if self.kind == "byoyomi" and (self.period <= 0 or self.periods <= 0):
