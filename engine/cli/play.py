@@ -144,7 +144,8 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
                       seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
-                      c_puct_stdev_scale: float = 0.0, fpu_from_mean: bool = False, **own: Any) -> FrontEndConfig:
+                      c_puct_stdev_scale: float = 0.0, fpu_from_mean: bool = False, random_symmetry: bool = False,
+                      **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -162,7 +163,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
         player = replace(player, visits=visits, seconds=seconds)
     model, network_free, bundled = _resolve_model(model)
     return FrontEndConfig(model=model, network_free=network_free, bundled=bundled, game=game, player=player,
-                          seed=seed, evaluator=EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed),
+                          seed=seed, evaluator=EvaluatorOptions(device=device, dtype=dtype, runtime=runtime, seed=seed,
+                                                                random_symmetry=random_symmetry),
                           **own)
 
 
@@ -198,6 +200,10 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
               help="Value an unread move from its parent's mean backed-up value blended with the parent's "
                    "evaluation, as KataGo does (docs/search.md, *Exploration scaled by the values' spread*), "
                    "rather than from the evaluation alone.")
+@click.option("--random-symmetry", is_flag=True,
+              help="Evaluate each position under one of the board's 8 symmetries drawn at random, as KataGo's "
+                   "nnRandomize does, so that one orientation's errors do not repeat through the tree [default: "
+                   "the position as it stands].")
 @click.option("--name", "gtp_name", default="engine", show_default=True, help="What GTP's name command answers.")
 @click.option("--override-version", "gtp_version", default=None, metavar="TEXT",
               help="What GTP's version command answers, as KataGo's -override-version [default: the package's "
@@ -209,7 +215,8 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                  visits_default=f"{GTP_VISITS.default}, stopping at {GTP_MOVE_SECONDS.default:g} s if that comes "
                                 "first, unless the controller sets a time control")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, gtp_name: str,
+                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, random_symmetry: bool,
+                gtp_name: str,
                 gtp_version: str | None, level: str | None,
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
                 no_resign: bool, model: str | None, visits: int | None,
@@ -236,8 +243,8 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         visits, move_seconds = GTP_VISITS.default, GTP_MOVE_SECONDS.default
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, komi_correction, c_puct_stdev_scale, fpu_from_mean,
-                               size=size, rules=rules_text, komi=komi, ponder=ponder, move_seconds=move_seconds,
-                               name=gtp_name, version=gtp_version)
+                               random_symmetry=random_symmetry, size=size, rules=rules_text, komi=komi, ponder=ponder,
+                               move_seconds=move_seconds, name=gtp_name, version=gtp_version)
     config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
                                                  resign_consecutive, resign_min_score, no_resign))
     try:

@@ -105,6 +105,12 @@ def test_the_exploration_follows_the_values_only_when_told(monkeypatch: pytest.M
     assert (search.c_puct_stdev_scale, search.fpu_from_mean) == settings
 
 
+@pytest.mark.parametrize("args,drawn", [([], False), (["--random-symmetry"], True)])
+def test_a_random_symmetry_is_drawn_only_when_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
+                                                    drawn: bool) -> None:
+    assert served_config(monkeypatch, *args).evaluator.random_symmetry == drawn
+
+
 @pytest.mark.parametrize("args,limits", [([], (GTP_VISITS.default, None, GTP_MOVE_SECONDS.default)),
                                          (["--visits", "200"], (200, None, None)),
                                          (["--time", "2"], (None, 2.0, None))])
