@@ -72,8 +72,8 @@ if TYPE_CHECKING:
         level_named,
         nearest_level,
         rank_value,
+        seen_at_level,
         without_blind_spots,
-        without_overlooked_ataris,
     )
     from engine.search.mcts import Search, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
@@ -94,9 +94,9 @@ __all__ = [
     "load_evaluator", "load_model", "load_sgf", "load_sgf_file", "masked_softmax", "model_name", "nearest_level",
     "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership",
     "rank_value", "read_collection", "read_index", "read_info", "read_json", "read_openings", "read_piskvork",
-    "save_model", "set_blas_threads", "set_cpu_threads", "sgf_to_action", "start_kernel_compiler", "step",
-    "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "with_handicap_bonus",
-    "without_blind_spots", "without_overlooked_ataris", "write_bytes", "write_json", "write_text",
+    "save_model", "seen_at_level", "set_blas_threads", "set_cpu_threads", "sgf_to_action", "start_kernel_compiler",
+    "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "with_handicap_bonus",
+    "without_blind_spots", "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

@@ -35,9 +35,8 @@ from engine import (
     Rules,
     Search,
     SearchJob,
+    seen_at_level,
     step,
-    without_blind_spots,
-    without_overlooked_ataris,
 )
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import (
@@ -77,9 +76,7 @@ class _TurnJob(SearchJob):
         allowed, temperature, visits = None, config.root_policy_temperature, config.visits
         self.level = config.human_level
         if self.level is not None and self.level.visits is not None:
-            legal = turn.game.legal_mask()
-            allowed = without_blind_spots(None, legal, self.level.blind_spots, rng)
-            allowed = without_overlooked_ataris(allowed, turn.game.position, legal, self.level.overlooked_ataris, rng)
+            allowed = seen_at_level(None, turn.game, self.level.blind_spots, self.level.overlooked_ataris, rng)
             temperature *= self.level.root_temperature
             visits = self.level.visits
         search.shape_root(allowed=allowed, kept_out=query.kept_out, temperature=temperature)

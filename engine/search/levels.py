@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+    from engine.core.game import Game
     from engine.core.position import Position
     from engine.search.mcts import SearchResult
 
 __all__ = ["Level", "LEVELS", "FULL_STRENGTH", "level_named", "rank_value", "nearest_level", "blind_spots",
-           "without_blind_spots", "overlooked_ataris", "without_overlooked_ataris"]
+           "without_blind_spots", "overlooked_ataris", "without_overlooked_ataris", "seen_at_level"]
 
 EVERY_MOVE = 1 << 20
 """``temperature_moves`` of a level: more moves than any game has, so every move is drawn."""
@@ -148,6 +149,19 @@ def without_overlooked_ataris(allowed: np.ndarray | None, position: Position, le
     """The root actions a search may see (as :func:`without_blind_spots`) less the ataris it overlooks
     (:func:`overlooked_ataris`), unless they would hide every ``legal`` move that ``allowed`` leaves."""
     return _narrowed(allowed, overlooked_ataris(position, share, rng), legal)
+
+
+def seen_at_level(allowed: np.ndarray | None, game: Game, blind_share: float, atari_share: float,
+                  rng: np.random.Generator) -> np.ndarray | None:
+    """The root actions a level's search of ``game`` may see: ``allowed`` less fresh blind spots of
+    ``blind_share`` (:func:`without_blind_spots`), then less the ataris it overlooks with ``atari_share``
+    (:func:`without_overlooked_ataris`); ``allowed`` itself where both shares are 0. The one place the player
+    and the analysis engine's human-like levels narrow a root."""
+    if blind_share <= 0 and atari_share <= 0:
+        return allowed
+    legal = game.legal_mask()
+    allowed = without_blind_spots(allowed, legal, blind_share, rng)
+    return without_overlooked_ataris(allowed, game.position, legal, atari_share, rng)
 
 
 def _narrowed(allowed: np.ndarray | None, seen: np.ndarray | None, legal: np.ndarray) -> np.ndarray | None:

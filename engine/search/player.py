@@ -37,7 +37,7 @@ from engine.search.config import PlayerConfig, SearchConfig
 from engine.search.deadline import Deadline
 from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
-from engine.search.levels import without_blind_spots, without_overlooked_ataris
+from engine.search.levels import seen_at_level
 from engine.search.mcts import Search, SearchJob, SearchResult
 from engine.search.ownership import black_view
 from engine.search.resign import ResignationWatch
@@ -158,11 +158,7 @@ class Player:
             self._search.set_game(game)
         if to_play:
             allowed = guarded_moves(game, self.evaluator, deadline=deadline) if self.config.threat_guard else None
-            if self.config.blind_spots > 0:
-                allowed = without_blind_spots(allowed, game.legal_mask(), self.config.blind_spots, self.rng)
-            if self.config.overlooked_ataris > 0:
-                allowed = without_overlooked_ataris(allowed, game.position, game.legal_mask(),
-                                                    self.config.overlooked_ataris, self.rng)
+            allowed = seen_at_level(allowed, game, self.config.blind_spots, self.config.overlooked_ataris, self.rng)
             if allowed is not None or self.config.root_temperature != 1.0:
                 self._search.shape_root(allowed=allowed, temperature=self.config.root_temperature)
         return self._search
