@@ -67,14 +67,10 @@ class GtpPipe:
     def line(self, timeout: float = ANSWER_TIMEOUT) -> str:
         """The next line the engine writes; a :class:`BenchError` if none comes within ``timeout`` seconds or
         the engine has exited."""
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            self._process.kill()
-            raise BenchError(f"engine gtp wrote nothing for {timeout:g} s") from None
+        line = self.line_within(timeout)
         if line is None:
-            self._lines.put(None)
-            raise self._died()
+            self._process.kill()
+            raise BenchError(f"engine gtp wrote nothing for {timeout:g} s")
         return line
 
     def line_within(self, timeout: float) -> str | None:

@@ -31,6 +31,8 @@ from engine.search.komi import at_komi, komi_shift  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "tygem"
 BATCH = 64
+RULES = Rules.go(19, "chinese", komi=6.5)
+"""The counted games' rules, the komi the bundled 19x19 network learnt."""
 
 
 def counted_positions(month: str, games: int, every: int) -> tuple[list, np.ndarray]:
@@ -59,8 +61,7 @@ def counted_positions(month: str, games: int, every: int) -> tuple[list, np.ndar
 
 def evaluate(positions: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The bundled 19x19 network's value, score mean and spread (side to move) and the side to move."""
-    rules = Rules.go(19, "chinese", komi=6.5)
-    evaluator = load_evaluator(rules, bundled_model(rules), EvaluatorOptions(runtime="eager", cache_size=0))
+    evaluator = load_evaluator(RULES, bundled_model(RULES), EvaluatorOptions(runtime="eager", cache_size=0))
     values, means, spreads = [], [], []
     for start in range(0, len(positions), BATCH):
         evaluation = evaluator.evaluate(positions[start:start + BATCH])
@@ -91,9 +92,9 @@ def main() -> None:
     values, means, spreads, to_play = evaluate(positions)
     sign = np.where(to_play == int(Color.BLACK), 1.0, -1.0)
     report = {"month": args.month, "games": args.games, "positions": len(positions), "every": args.every,
-              "model": bundled_model(Rules.go(19, "chinese", komi=6.5)).name, "komis": {}}
+              "model": bundled_model(RULES).name, "komis": {}}
     for shift in (-args.shift, 0.0, args.shift):
-        komi = 6.5 + shift
+        komi = RULES.komi + shift
         margins = sign * (black_margins - shift)   # the side to move's final margin at this komi
         corrected_values, corrected_leads = at_komi(values, means, spreads, komi_shift(shift, to_play))
         report["komis"][f"{komi:g}"] = {"raw": figures(values, means, margins),
