@@ -50,7 +50,7 @@ def main() -> None:
     openings = () if args.openings is None else read_openings(args.openings, rules.size, args.openings_within)
     config = PiskvorkConfig(args.games, rules, args.opening_stones,
                             Limits(args.turn, args.match, args.memory_mb * 2 ** 20,
-                                   late_loses=not args.late_moves_play), args.seed, args.paired or bool(openings),
+                                   late_loses=not args.late_moves_play), args.seed, args.paired,
                             openings)
 
     def progress(match: PiskvorkMatch) -> None:
