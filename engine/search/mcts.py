@@ -352,7 +352,9 @@ class Search:
         if not expand_and_backup(tree.ints, tree.floats, tree.count, leaves.nodes, count, leaves.legal,
                                  np.ascontiguousarray(evaluation.priors, dtype=np.float32),
                                  np.ascontiguousarray(values, dtype=np.float32), scores, proofs):
-            tree.make_room()
+            renumbered = tree.make_room()
+            if renumbered is not None:
+                self.ownership_pool.renumber(renumbered, tree.nodes)
         shaping, gumbel = self.shaping, self.gumbel
         if (shaping.noise or shaping.reshape or (gumbel is not None and gumbel.root is None)) and tree.root_expanded:
             self._on_root_expanded()

@@ -397,12 +397,13 @@ def _copy_statistics(ints, floats, old, out_ints, out_floats, new):
 
 
 @njit(cache=True)
-def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, out_count, old_of_new):
+def compact_subtree(ints, floats, new_root, root_legal, min_visits, out_ints, out_floats, out_count, old_of_new):
     """Copy the subtree under ``new_root`` into the ``out_*`` arrays with it as node 0.
 
     The new root keeps only children whose action ``root_legal`` allows (the
     game's superko may forbid what the tree's simple ko allowed, analysis may allow only some); where that drops
-    any, its proven status is what its remaining children prove.
+    any, its proven status is what its remaining children prove. A node below the new root with fewer than
+    ``min_visits`` visits keeps its statistics but loses its children: it is a leaf again (:meth:`Tree.prune`).
     ``old_of_new[k]`` (``int64[M]``) is left holding the old index of new node ``k``.
     """
     _init_node(out_ints, out_floats, 0, -1, -1, 1.0)
@@ -415,7 +416,7 @@ def compact_subtree(ints, floats, new_root, root_legal, out_ints, out_floats, ou
     while new < used:  # breadth first: new node ``new`` is the old node old_of_new[new]
         old = old_of_new[new]
         first = ints[FIRST_CHILD, old]
-        if first < 0:
+        if first < 0 or (new > 0 and ints[VISITS, old] < min_visits):
             out_ints[FIRST_CHILD, new] = UNEXPANDED
             new += 1
             continue
@@ -472,9 +473,10 @@ def root_children_of(ints, nodes, out):
 
 class Tree:
     """One search's node arrays (``ints``, ``floats`` and ``count`` as above), ``initial`` nodes at first and
-    doubled whenever full, up to ``capacity`` nodes; ``full`` once an expansion found no room and it may not grow.
-    It times its growth (``growth_seconds`` in all, ``last_growth`` the latest), so that a timed search can allow
-    for the next."""
+    doubled whenever full, up to ``capacity`` nodes; at ``capacity`` a full tree is pruned (:meth:`prune`), so
+    that a search of any length goes on within a fixed memory bound; ``full`` only where even pruning finds no
+    room. It times its growth and pruning (``growth_seconds`` in all, ``last_growth`` the latest growth,
+    ``last_prune`` the latest pruning), so that a timed search can allow for the next; ``prunings`` counts them."""
 
     def __init__(self, initial: int, capacity: int) -> None:
         self.capacity = capacity
@@ -484,6 +486,8 @@ class Tree:
         self.full = False
         self.growth_seconds = 0.0
         self.last_growth = 0.0
+        self.last_prune = 0.0
+        self.prunings = 0
         self.reset()
 
     @property
@@ -550,12 +554,12 @@ class Tree:
         np.maximum.at(deepest, root_action[below_root], depth[below_root])
         return np.bincount(depth[visited]), deepest
 
-    def make_room(self) -> None:
-        """After an expansion found no room: double the arrays (up to ``capacity``), or mark the tree full."""
+    def make_room(self) -> np.ndarray | None:
+        """After an expansion found no room: double the arrays (up to ``capacity``), else prune. Returns what
+        :meth:`prune` returns when it pruned (the old index of each node that stays), else None."""
         larger = min(2 * self.allocated, self.capacity)
         if larger <= self.allocated:
-            self.full = True  # the leaf that found no room stays unexpanded; its value was backed up
-            return
+            return self.prune()
         started = time.perf_counter()
         used = self.nodes
         ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
@@ -565,12 +569,45 @@ class Tree:
         self.ints, self.floats = ints, floats
         self.last_growth = time.perf_counter() - started
         self.growth_seconds += self.last_growth
+        return None
+
+    def prune(self) -> np.ndarray | None:
+        """Free at least half the arrays: the nodes below the root with the fewest visits become leaves again
+        (keeping their visits, values and scores, losing their children), the smallest visit count that frees
+        enough being the bound. Most of a full tree is the unvisited children of nodes visited once or twice, so
+        the lines the search reads stay. A pruned node that selection reaches again is evaluated and expanded
+        anew (the evaluation cache usually holds it). Returns ``old_of_new`` as :meth:`reroot` does; None, and
+        ``full`` set, where nothing can be freed (a capacity below the root's own children)."""
+        started = time.perf_counter()
+        count, ints, room = self.nodes, self.ints, self.allocated // 2
+        root_children = self.children()
+        if 1 + root_children.stop - root_children.start > room:
+            self.full = True  # the leaf that found no room stays unexpanded; its value was backed up
+            return None
+        expanded = np.flatnonzero(ints[FIRST_CHILD, 1:count] >= 0) + 1
+        # the nodes kept at bound t: the root, its children, and the children of every expanded node with at
+        # least t visits (whose ancestors have more, so are kept too)
+        children_at = np.bincount(ints[VISITS, expanded], weights=ints[NUM_CHILDREN, expanded], minlength=1)
+        kept = 1 + root_children.stop - root_children.start + np.cumsum(children_at[::-1])[::-1]
+        fits = np.flatnonzero(kept <= room)
+        bound = int(fits[0]) if fits.size else children_at.size
+        everything = np.ones(int(ints[ACTION, root_children].max(initial=0)) + 1, dtype=np.bool_)
+        out_ints, out_floats = np.zeros_like(self.ints), np.zeros_like(self.floats)
+        old_of_new = np.empty(out_ints.shape[1], dtype=np.int64)
+        compact_subtree(ints, self.floats, 0, everything, bound, out_ints, out_floats, self.count, old_of_new)
+        self.ints, self.floats = out_ints, out_floats
+        self.prunings += 1
+        self.last_prune = time.perf_counter() - started
+        self.growth_seconds += self.last_prune
+        return old_of_new
 
     def next_growth_seconds(self, new_nodes: int) -> float:
-        """What growing may add to a step that adds up to ``new_nodes`` nodes: twice the latest growth (each
-        copies twice as much) where they may not fit, else 0."""
-        may_grow = self.allocated < self.capacity and self.allocated - self.nodes < new_nodes
-        return 2 * self.last_growth if may_grow else 0.0
+        """What growing or pruning may add to a step that adds up to ``new_nodes`` nodes, where they may not fit:
+        twice the latest growth (each copies twice as much) while the arrays may grow, else the latest pruning's
+        time; 0 where they fit."""
+        if self.allocated - self.nodes >= new_nodes:
+            return 0.0
+        return 2 * self.last_growth if self.allocated < self.capacity else self.last_prune
 
     def reroot(self, child: int, root_legal: np.ndarray) -> np.ndarray:
         """Keep only ``child``'s subtree, with ``child`` as the root (0: the root itself) keeping the children whose
@@ -578,7 +615,7 @@ class Tree:
         each node that stays."""
         ints, floats = np.zeros_like(self.ints), np.zeros_like(self.floats)
         old_of_new = np.empty(ints.shape[1], dtype=np.int64)
-        compact_subtree(self.ints, self.floats, child, root_legal, ints, floats, self.count, old_of_new)
+        compact_subtree(self.ints, self.floats, child, root_legal, 0, ints, floats, self.count, old_of_new)
         self.ints, self.floats = ints, floats
         return old_of_new
 

@@ -20,7 +20,7 @@ from engine.search.batching import step
 from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import Search, SearchJob, SearchResult
-from engine.search.tree import ACTION, VIRTUAL
+from engine.search.tree import ACTION, FIRST_CHILD, NUM_CHILDREN, PARENT, PROVEN, VIRTUAL, VISITS
 
 
 class Uniform:
@@ -274,15 +274,68 @@ def test_finished_game_returns_its_exact_value() -> None:
     assert result.value == -1.0  # white to move; black owns the board
 
 
-def test_tree_grows_when_full_and_stops_at_its_capacity() -> None:
+def test_tree_grows_when_full_and_is_pruned_at_its_capacity() -> None:
     game = Game(Rules.go(5))
     search = Search(game, Uniform(), SearchConfig(batch_size=8), seed=0)
     initial = search.tree.allocated
     assert search.run(2000).simulations == 2000
-    assert search.tree.allocated > initial and search.tree.nodes > initial
-    capped = Search(game, Uniform(), SearchConfig(batch_size=8, capacity=600), seed=0)
-    result = capped.run(2000)
-    assert capped.tree.full and result.simulations < 2000 and capped.tree.nodes <= 600
+    assert search.tree.allocated > initial and search.tree.nodes > initial and search.tree.prunings == 0
+    capped = Search(game, AreaValue(), SearchConfig(batch_size=8, capacity=600), seed=0)
+    result = capped.run(5000)
+    assert result.simulations == 5000 and not capped.tree.full
+    assert capped.tree.prunings >= 2 and capped.tree.nodes <= 600 and capped.tree.allocated == 600
+    assert result.visits.sum() == capped.root_visits - 1 == 4999  # no visit lost to pruning
+
+
+def test_pruning_drops_the_children_of_the_least_visited_nodes_only() -> None:
+    game = Game(Rules.go(5))
+    search = Search(game, AreaValue(), SearchConfig(batch_size=4, capacity=4000), seed=0)
+    search.run(600)
+    tree = search.tree
+    count = tree.nodes
+    before_ints, before_floats = tree.ints[:, :count].copy(), tree.floats[:, :count].copy()
+    root_children = tree.children()
+    old_of_new = tree.prune()
+    assert old_of_new is not None and tree.nodes <= tree.allocated // 2 < count
+    kept = old_of_new[:tree.nodes]
+    assert len(set(kept.tolist())) == tree.nodes
+    for row in (VISITS, PROVEN):
+        assert (tree.ints[row, :tree.nodes] == before_ints[row, kept]).all()
+    assert (tree.floats[:, :tree.nodes] == before_floats[:, kept]).all()
+    assert tree.children() == slice(1, 1 + root_children.stop - root_children.start)
+    assert (tree.ints[ACTION, tree.children()] == before_ints[ACTION, root_children]).all()
+    was_expanded = before_ints[FIRST_CHILD, kept] >= 0
+    still = tree.ints[FIRST_CHILD, :tree.nodes] >= 0
+    visits = tree.ints[VISITS, :tree.nodes]
+    pruned = was_expanded & ~still
+    assert pruned.any() and still[1:].any()
+    bound = visits[pruned].max() + 1
+    assert (visits[1:][still[1:]] >= bound).all()  # every node that keeps its children has more visits
+    for node in np.flatnonzero(still):  # and keeps them all, in order, pointing back at it
+        children = tree.children(int(node))
+        old_children = slice(before_ints[FIRST_CHILD, kept[node]],
+                             before_ints[FIRST_CHILD, kept[node]] + before_ints[NUM_CHILDREN, kept[node]])
+        assert (kept[children] == np.arange(old_children.start, old_children.stop)).all()
+        assert (tree.ints[PARENT, children] == node).all()
+    assert search.run(search.root_visits + 300).visits.sum() == search.root_visits - 1
+
+
+def test_a_tree_too_small_to_prune_is_full_and_stops() -> None:
+    """5x5 has 26 actions: a tree of 40 nodes cannot keep the root's children in half of it."""
+    capped = Search(Game(Rules.go(5)), Uniform(), SearchConfig(batch_size=1, capacity=40), seed=0)
+    result = capped.run(200)
+    assert capped.tree.full and result.simulations < 200 and capped.tree.prunings == 0
+
+
+def test_pruning_keeps_the_ownership_of_the_nodes_that_stay() -> None:
+    game = Game(Rules.go(5, "chinese"))
+    search = Search(game, ScoreByMove(0, 1), SearchConfig(batch_size=4, capacity=1500), seed=0)
+    search.run(1500)
+    pool = search.ownership_pool
+    assert search.tree.prunings >= 1 and len(pool) > 0
+    nodes = pool.nodes[:len(pool)]
+    assert (nodes < search.tree.nodes).all()
+    assert (search.tree.ints[VISITS, nodes] > 0).all()  # rows of evaluated nodes only, none of a dropped one
 
 
 class Slow(Uniform):
