@@ -34,6 +34,9 @@ def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits() -> None:
     assert result["periods"] >= 3 and result["errors"] == []
     assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
     assert len(result["rss_mb_by_period"]) == result["periods"] and min(result["rss_mb_by_period"]) > 20
+    assert result["rss_after_first_game_mb"] == result["rss_mb_by_period"][1]   # games of two moves
+    assert result["rss_growth_after_first_game"] == pytest.approx(
+        result["rss_last_mb"] / result["rss_after_first_game_mb"] - 1)
 
 
 def test_an_engine_that_dies_is_reported_at_once_with_its_status_and_stderr() -> None:
