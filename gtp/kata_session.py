@@ -53,6 +53,7 @@ from gtp.kata_json import (
     parse_request,
     request_id,
 )
+from gtp.outbox import Outbox
 from gtp.protocol import package_version, read_line
 
 __all__ = ["AnalysisSession"]
@@ -119,14 +120,13 @@ class AnalysisSession:
         self._evaluator_for = evaluator_for
         self._model_for = model_for
         self._evaluators: dict[int, Evaluator] = {}
-        self._stdin, self._stdout = stdin, stdout
+        self._stdin, self._out = stdin, Outbox(stdout)
         self._quit_without_waiting = quit_without_waiting
         self._lines: queue.Queue[object] = queue.Queue()
         self._pending: list[tuple[int, int, Query, Turn]] = []   # heap of (-priority, order, query, turn)
         self._order = itertools.count()
         self._active: list[_TurnJob] = []
         self._ended = False
-        self._broken = False
         self._warned_heads = False
         self._warned_profiles: set[str] = set()
         self._rng = np.random.default_rng(config.evaluator.seed)   # the levels' blind spots
@@ -142,7 +142,7 @@ class AnalysisSession:
             self._read_loop()
         else:
             threading.Thread(target=self._read_loop, name="analysis-reader", daemon=True).start()
-        while not self._broken:
+        while not self._out.closed:
             self._take_input(block=not self._active and not self._pending and not self._ended)
             if self._ended and self._quit_without_waiting:
                 break
@@ -177,15 +177,7 @@ class AnalysisSession:
             self._guarded(item)
 
     def _write(self, reply: dict[str, Any]) -> None:
-        if self._broken:
-            return
-        data = (encode(reply) + "\n").encode("utf-8")
-        try:
-            self._stdout.write(data)
-            self._stdout.flush()
-        except (OSError, ValueError):
-            log.warning("output closed; stopping")
-            self._broken = True
+        self._out.write((encode(reply) + "\n").encode("utf-8"))
 
     # ------------------------------------------------------------ requests
     def _guarded(self, raw: bytes) -> None:

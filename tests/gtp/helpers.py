@@ -23,6 +23,20 @@ from gtp.state import FrontEndConfig
 RESPONSE = re.compile(r"([=?])(\d*)(?: (.*))?$")
 
 
+class ClosedOutput(io.RawIOBase):
+    """An output whose reader has gone: every write raises, as a broken pipe does; ``attempts`` counts them."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        self.attempts += 1
+        raise BrokenPipeError("the reader has gone")
+
+
 def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None = None,
                      network_free: str = "uniform", **fields: Any) -> FrontEndConfig:
     """A FrontEndConfig as ``engine gtp --model uniform --visits --batch --seed`` builds it (search details
