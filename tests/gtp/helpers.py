@@ -18,7 +18,7 @@ from engine import EvaluatorOptions, PlayerConfig, SearchConfig
 from engine.cli import main
 from engine.formats.diagram import parse_diagram
 from gtp.commands import serve
-from gtp.state import FrontEndConfig
+from gtp.state import EngineState, FrontEndConfig
 
 RESPONSE = re.compile(r"([=?])(\d*)(?: (.*))?$")
 
@@ -72,6 +72,13 @@ def board_command(diagram: str, me: int) -> str:
     stones = parse_diagram(diagram)
     lines = [f"{x},{y},{1 if color == me else 2}\n" for (y, x), color in np.ndenumerate(stones) if color]
     return "BOARD\n" + "".join(lines) + "DONE\n"
+
+
+def fuzz_state() -> EngineState:
+    """The warm engine the fuzzing tests run their sessions on: 9x9, 8 visits, seeded."""
+    state = EngineState(front_end_config(size=9, visits=8, batch=4, seed=3, ownership_playouts=20))
+    state.start(background=False)
+    return state
 
 
 def run_session(data: bytes | str, **options: Any) -> str:
