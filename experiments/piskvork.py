@@ -38,7 +38,7 @@ from training.baselines import random_move
 from training.match import MatchResult
 
 __all__ = ["START_SECONDS", "Limits", "Brain", "BrainGame", "PiskvorkConfig", "PiskvorkMatch", "play_piskvork_game",
-           "play_piskvork_match", "gomocup_rule"]
+           "play_piskvork_match", "gomocup_rule", "peak_memory"]
 
 DIAGNOSTICS = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 """First words of the lines a brain may write besides its answers."""
@@ -67,6 +67,17 @@ def gomocup_rule(rules: Rules) -> int:
     if rules.game != "gomoku" or rules.win_length != 5:
         raise ValueError(f"Gomocup plays five in a row, not {rules}")
     return {"freestyle": 0, "standard": 1, "renju": 4}[rules.variant]
+
+
+def peak_memory(pid: int) -> int | None:
+    """The peak resident memory of process ``pid`` in bytes (``VmHWM``, Linux), None where it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
 
 
 class Brain:
@@ -112,16 +123,6 @@ class Brain:
         except queue.Empty:
             answer = None
         return answer, time.monotonic() - started
-
-    def peak_memory(self) -> int | None:
-        """The brain's peak resident memory in bytes (``VmHWM``, Linux), None where it cannot be read."""
-        try:
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return None
 
     def close(self) -> None:
         self.send("END")
@@ -214,7 +215,7 @@ def play_piskvork_game(black: Sequence[str], white: Sequence[str], rules: Rules,
         return result
     finally:
         for color, brain in brains.items():
-            result.peak_memory[color] = brain.peak_memory()
+            result.peak_memory[color] = peak_memory(brain.process.pid)
             brain.close()
 
 

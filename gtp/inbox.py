@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-from gtp.protocol import read_line
+from gtp.protocol import MAX_LINE_BYTES, read_line
 
 __all__ = ["Inbox", "PonderJob", "EOF"]
 
@@ -33,22 +33,25 @@ class Inbox:
     """Raw lines of ``stream`` as ``(number, raw)`` items (numbered from 1), then :data:`EOF`.
 
     ``is_stop(raw)`` tells a stop line: it is not queued, and :meth:`stopped` is then true for every line
-    read before it.
+    read before it. ``limit``: the longest line in bytes (:func:`~gtp.protocol.read_line`).
     """
 
-    def __init__(self, stream: BinaryIO, is_stop: Callable[[bytes], bool] = lambda raw: False) -> None:
-        self._stream, self._is_stop = stream, is_stop
+    def __init__(self, stream: BinaryIO, is_stop: Callable[[bytes], bool] = lambda raw: False,
+                 limit: int = MAX_LINE_BYTES) -> None:
+        self._stream, self._is_stop, self._limit = stream, is_stop, limit
         self._queue: queue.Queue[object] = queue.Queue()
         self.lines_read = 0
         self._stopped_upto = 0
 
     def start(self) -> Inbox:
-        threading.Thread(target=self._read_loop, name="front-end-reader", daemon=True).start()
+        """Read the lines on a thread, as they arrive."""
+        threading.Thread(target=self.read_all, name="front-end-reader", daemon=True).start()
         return self
 
-    def _read_loop(self) -> None:
+    def read_all(self) -> None:
+        """Read every line to the end of the stream in this thread (instead of :meth:`start`)."""
         try:
-            while raw := read_line(self._stream):
+            while raw := read_line(self._stream, self._limit):
                 self.lines_read += 1
                 if self._is_stop(raw):
                     self._stopped_upto = self.lines_read
@@ -63,11 +66,12 @@ class Inbox:
         """Whether a stop line arrived after line ``number``."""
         return self._stopped_upto > number
 
-    def empty(self) -> bool:
-        return self._queue.empty()
-
-    def get(self) -> object:
-        return self._queue.get()
+    def get(self, block: bool = True) -> object:
+        """The next item; without ``block``, None when none has arrived yet."""
+        try:
+            return self._queue.get(block=block)
+        except queue.Empty:
+            return None
 
     def next(self, ponder: Callable[[], PonderJob | None] | None = None) -> object:
         """The next item; while none has arrived, the ponder job ``ponder()`` gives (if any) runs on a thread,

@@ -1,6 +1,6 @@
 """A session of KataGo's JSON analysis protocol: reads request lines, schedules the searches, writes responses.
 
-A reader thread puts the input lines on a queue, so that actions such as
+A reader thread (:class:`~gtp.inbox.Inbox`) queues the input lines, so that actions such as
 ``terminate`` take effect while searches run. The main thread parses each line
 (:mod:`gtp.kata_json`), answers actions and errors at once, and turns every
 query into one pending job per analysed turn, ordered by priority (highest
@@ -19,8 +19,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
-import queue
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -38,6 +36,7 @@ from engine import (
     seen_at_level,
     step,
 )
+from gtp.inbox import EOF, Inbox
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_json import (
     MAX_REQUEST_BYTES,
@@ -53,13 +52,12 @@ from gtp.kata_json import (
     parse_request,
     request_id,
 )
-from gtp.protocol import package_version, read_line
+from gtp.outbox import Outbox
+from gtp.protocol import package_version
 
 __all__ = ["AnalysisSession"]
 
 log = logging.getLogger(__name__)
-
-_EOF = object()
 
 
 class _TurnJob(SearchJob):
@@ -119,14 +117,12 @@ class AnalysisSession:
         self._evaluator_for = evaluator_for
         self._model_for = model_for
         self._evaluators: dict[int, Evaluator] = {}
-        self._stdin, self._stdout = stdin, stdout
+        self._inbox, self._out = Inbox(stdin, limit=MAX_REQUEST_BYTES), Outbox(stdout)
         self._quit_without_waiting = quit_without_waiting
-        self._lines: queue.Queue[object] = queue.Queue()
         self._pending: list[tuple[int, int, Query, Turn]] = []   # heap of (-priority, order, query, turn)
         self._order = itertools.count()
         self._active: list[_TurnJob] = []
         self._ended = False
-        self._broken = False
         self._warned_heads = False
         self._warned_profiles: set[str] = set()
         self._rng = np.random.default_rng(config.evaluator.seed)   # the levels' blind spots
@@ -139,10 +135,10 @@ class AnalysisSession:
         priorities order all of them; otherwise searches start while the input is still read.
         """
         if read_ahead:
-            self._read_loop()
+            self._inbox.read_all()
         else:
-            threading.Thread(target=self._read_loop, name="analysis-reader", daemon=True).start()
-        while not self._broken:
+            self._inbox.start()
+        while not self._out.closed:
             self._take_input(block=not self._active and not self._pending and not self._ended)
             if self._ended and self._quit_without_waiting:
                 break
@@ -153,39 +149,21 @@ class AnalysisSession:
                 continue
             self._step()
 
-    def _read_loop(self) -> None:
-        try:
-            while raw := read_line(self._stdin, MAX_REQUEST_BYTES):
-                self._lines.put(raw)
-        except (OSError, ValueError) as exc:
-            log.warning("input closed: %s", exc)
-        finally:
-            self._lines.put(_EOF)
-
     def _take_input(self, block: bool) -> None:
         """Handle the lines that arrived (waiting for one if ``block``)."""
         while not self._ended:
-            try:
-                item = self._lines.get(block=block)
-            except queue.Empty:
+            item = self._inbox.get(block)
+            if item is None:
                 return
             block = False
-            if item is _EOF:
+            if item is EOF:
                 self._ended = True
                 return
-            assert isinstance(item, bytes)
-            self._guarded(item)
+            _, raw = item  # type: ignore[misc]
+            self._guarded(raw)
 
     def _write(self, reply: dict[str, Any]) -> None:
-        if self._broken:
-            return
-        data = (encode(reply) + "\n").encode("utf-8")
-        try:
-            self._stdout.write(data)
-            self._stdout.flush()
-        except (OSError, ValueError):
-            log.warning("output closed; stopping")
-            self._broken = True
+        self._out.write((encode(reply) + "\n").encode("utf-8"))
 
     # ------------------------------------------------------------ requests
     def _guarded(self, raw: bytes) -> None:

@@ -29,6 +29,7 @@ from typing import BinaryIO, Protocol
 
 from gtp import protocol
 from gtp.inbox import EOF, Inbox, PonderJob
+from gtp.outbox import Outbox
 from gtp.registry import Registry, Request, Stream
 
 __all__ = ["Context", "Session"]
@@ -66,30 +67,20 @@ class Session:
         self.registry = registry
         self.context = context
         self._inbox = Inbox(stdin, lambda raw: protocol.is_interrupt(raw[:64].decode("utf-8", "replace")))
-        self._stdout = stdout
+        self._out = Outbox(stdout)
         self._describe = describe_error
-        self._write_lock = threading.Lock()
-        self._broken = False
         self._ponder = ponder
 
     # ------------------------------------------------------------- writing
     def _write(self, text: str) -> None:
-        with self._write_lock:
-            if self._broken:
-                return
-            try:
-                self._stdout.write(text.encode("utf-8"))
-                self._stdout.flush()
-            except (OSError, ValueError):
-                log.warning("output closed; stopping")
-                self._broken = True
+        self._out.write(text.encode("utf-8"))
 
     # ------------------------------------------------------------- running
     def run(self) -> None:
         """Answer commands until ``quit``, the end of the input, or a closed output."""
         self._inbox.start()
         item = self._next()
-        while item is not EOF and not self._broken:
+        while item is not EOF and not self._out.closed:
             seq, raw = item  # type: ignore[misc]
             item = self._guarded(seq, raw)
             if item is None:

@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.piskvork, run as a script
 
 from engine import Color, Game, Rules
-from experiments.piskvork import START_SECONDS, Brain
+from experiments.piskvork import START_SECONDS, Brain, peak_memory
 from training.match import make_agent
 from training.match_config import MatchConfig
 from training.players import play_through
@@ -38,13 +38,7 @@ RULE_VARIANTS = {0: "freestyle", 1: "standard", 4: "renju"}
 def peak_rss_mb(pid: int) -> tuple[float, float]:
     """(the process's VmHWM, the sum over it and its living descendants) in MB (2^20 bytes)."""
     def hwm(p: int) -> float:
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return 0.0
+        return (peak_memory(p) or 0) / 2 ** 20
 
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):

@@ -18,14 +18,12 @@ from gtp.commands import build_registry
 from gtp.errors import describe_error
 from gtp.session import Session
 from gtp.state import EngineState
-from tests.gtp.helpers import front_end_config, responses
+from tests.gtp.helpers import front_end_config, fuzz_state, responses
 
 
 @pytest.fixture(scope="module")
 def state() -> EngineState:
-    warm = EngineState(front_end_config(size=9, visits=8, batch=4, seed=3, ownership_playouts=20))
-    warm.start(background=False)
-    return warm
+    return fuzz_state()
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,10 @@ through the manager without fault."""
 
 from __future__ import annotations
 
+import os
+import resource
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +15,14 @@ import numpy as np
 import pytest
 
 from engine import Color, Rules, load_sgf_file
-from experiments.piskvork import Limits, PiskvorkConfig, gomocup_rule, play_piskvork_game, play_piskvork_match
+from experiments.piskvork import (
+    Limits,
+    PiskvorkConfig,
+    gomocup_rule,
+    peak_memory,
+    play_piskvork_game,
+    play_piskvork_match,
+)
 
 FAKE = [sys.executable, str(Path(__file__).parents[1] / "support" / "fake_brain.py")]
 SMALL = Rules.gomoku(7, 5, "freestyle")
@@ -51,6 +61,16 @@ def test_games_played_as_data_keep_a_late_move() -> None:
     played = play_piskvork_game(FAKE, late, SMALL, [24], Limits(turn=1.0, match=30.0, grace=2.0, late_loses=False))
     assert played.fault is None and played.game.is_over and played.outcome.reason != "time"
     assert max(played.seconds[Color.WHITE]) > 1.0
+
+
+def test_peak_memory_is_the_peak_the_kernel_reports_in_bytes_and_none_for_a_gone_process() -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # Linux: KiB
+    peak = peak_memory(os.getpid())
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    assert peak is not None and before // 2 <= peak <= 2 * after
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert peak_memory(gone.pid) is None
 
 
 def test_gomocup_rules() -> None:

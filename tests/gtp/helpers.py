@@ -18,9 +18,23 @@ from engine import EvaluatorOptions, PlayerConfig, SearchConfig
 from engine.cli import main
 from engine.formats.diagram import parse_diagram
 from gtp.commands import serve
-from gtp.state import FrontEndConfig
+from gtp.state import EngineState, FrontEndConfig
 
 RESPONSE = re.compile(r"([=?])(\d*)(?: (.*))?$")
+
+
+class ClosedOutput(io.RawIOBase):
+    """An output whose reader has gone: every write raises, as a broken pipe does; ``attempts`` counts them."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        self.attempts += 1
+        raise BrokenPipeError("the reader has gone")
 
 
 def front_end_config(visits: int | None = 800, batch: int = 16, seed: int | None = None,
@@ -58,6 +72,13 @@ def board_command(diagram: str, me: int) -> str:
     stones = parse_diagram(diagram)
     lines = [f"{x},{y},{1 if color == me else 2}\n" for (y, x), color in np.ndenumerate(stones) if color]
     return "BOARD\n" + "".join(lines) + "DONE\n"
+
+
+def fuzz_state() -> EngineState:
+    """The warm engine the fuzzing tests run their sessions on: 9x9, 8 visits, seeded."""
+    state = EngineState(front_end_config(size=9, visits=8, batch=4, seed=3, ownership_playouts=20))
+    state.start(background=False)
+    return state
 
 
 def run_session(data: bytes | str, **options: Any) -> str:

@@ -18,7 +18,7 @@ from gtp.errors import describe_error
 from gtp.protocol import MAX_LINE_BYTES
 from gtp.session import Session
 from gtp.state import EngineState
-from tests.gtp.helpers import front_end_config, responses
+from tests.gtp.helpers import fuzz_state, responses
 
 RESET = b"boardsize 9\nkomi 7.5\nclear_board\nkgs-time_settings none\n"
 SENTINEL = b"\n999 protocol_version\n"
@@ -34,9 +34,7 @@ WORDS = st.one_of(
 
 @pytest.fixture(scope="module")
 def state() -> EngineState:
-    warm = EngineState(front_end_config(size=9, visits=8, batch=4, seed=3, ownership_playouts=20))
-    warm.start(background=False)
-    return warm
+    return fuzz_state()
 
 
 def _run(state: EngineState, data: bytes) -> list[tuple[str, str | None, str]]:

@@ -24,6 +24,7 @@ from engine.search.evaluator import UniformEvaluator, masked_softmax
 from gtp.kata_config import AnalysisConfig
 from gtp.kata_session import AnalysisSession
 from gtp.protocol import package_version
+from tests.gtp.helpers import ClosedOutput
 
 GOLDEN = Path(__file__).parent / "golden"
 CONFIG = AnalysisConfig(visits=12, analysis_threads=2, search=SearchConfig(batch_size=4))
@@ -387,3 +388,11 @@ def test_katrains_queries_get_analyses_from_the_bundled_networks_heads(tmp_path:
     # would be as negative on white's turns
     assert {r["rootInfo"]["currentPlayer"] for r in final} == {"B", "W"}
     assert all(sum(r["ownership"]) > 2 for r in final)
+
+
+def test_a_closed_output_ends_the_session_after_one_attempt_to_write() -> None:
+    gone = ClosedOutput()
+    text = "not json\n" + json.dumps(query("q")) + "\n"
+    AnalysisSession(CONFIG, lambda rules: Material(), io.BytesIO(text.encode()), gone).run(  # type: ignore[arg-type]
+        read_ahead=True)
+    assert gone.attempts == 1
