@@ -33,7 +33,12 @@ if TYPE_CHECKING:
     from engine.core.ownership import DEFAULT_PLAYOUTS, StoneStatus, playout_ownership, stone_status
     from engine.core.position import Position, PositionBatch
     from engine.core.rules import Rules
-    from engine.core.scoring import HANDICAP_BONUS_RULES, handicap_bonus_rule, with_handicap_bonus
+    from engine.core.scoring import (
+        HANDICAP_BONUS_RULES,
+        handicap_bonus_rule,
+        white_handicap_bonus,
+        with_handicap_bonus,
+    )
     from engine.core.types import (
         BLACK,
         WHITE,
@@ -95,8 +100,8 @@ __all__ = [
     "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership",
     "rank_value", "read_collection", "read_index", "read_info", "read_json", "read_openings", "read_piskvork",
     "save_model", "seen_at_level", "set_blas_threads", "set_cpu_threads", "sgf_to_action", "start_kernel_compiler",
-    "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "with_handicap_bonus",
-    "without_blind_spots", "write_bytes", "write_json", "write_text",
+    "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "white_handicap_bonus",
+    "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

@@ -1,6 +1,8 @@
 """Another engine's process as a match player: GTP commands behind the :class:`~training.players.MatchPlayer` seam.
 
-``new_game`` sends ``boardsize``, ``clear_board`` and (Go) ``komi``; ``play`` and
+``new_game`` sends ``boardsize``, ``clear_board`` and (Go) ``komi``;
+``place_handicap`` ``fixed_handicap`` (``set_free_handicap`` to an engine
+without it); ``play`` and
 ``genmove`` the moves; ``final_score`` asks the engine's own judgement. The
 engine thinks in its own process, so ``genmove`` yields no search. A hung or
 dead engine ends its match after the client's timeout
@@ -10,6 +12,7 @@ dead engine ends its match after the client's timeout
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 
 from engine import Color, InvalidVertexError, Outcome, Rules, action_to_gtp, gtp_to_action
 from training.errors import PlayerError
@@ -48,6 +51,18 @@ class GtpPlayer:
         self.client.send("clear_board")
         if rules.game == "go":
             self.client.send(f"komi {rules.komi:g}")
+
+    def place_handicap(self, actions: Sequence[int]) -> None:
+        """``fixed_handicap N`` where the engine knows the command (PlayerError if it places other stones than
+        ``actions``), else ``set_free_handicap`` with ``actions``."""
+        vertices = [action_to_gtp(action, self._size).upper() for action in actions]
+        if self.client.send("known_command fixed_handicap").lower() != "true":
+            self.client.send("set_free_handicap " + " ".join(vertices))
+            return
+        placed = self.client.send(f"fixed_handicap {len(vertices)}").upper().split()
+        if sorted(placed) != sorted(vertices):
+            raise PlayerError(f"{self.name} placed {' '.join(placed) or 'nothing'} for fixed_handicap {len(vertices)}, "
+                              f"not {' '.join(vertices)}")
 
     def play(self, color: Color, action: int) -> None:
         self.client.send(f"play {color.letter} {action_to_gtp(action, self._size)}")

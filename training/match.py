@@ -1,4 +1,5 @@
-"""Matches: two contestants, colours alternating, every game refereed by the rules core, one result table.
+"""Matches: two contestants, colours alternating (or a handicap taker), every game refereed by the rules core, one
+result table.
 
 ``engine evaluate`` and the loop's gating play models and baselines in this
 process; ``engine match`` plays any two of GTP engines, model files and
@@ -17,9 +18,12 @@ The scheduler runs ``jobs`` threads, each with its own seats (GTP engines are
 processes: a thread waits on its engine's pipe with the GIL free), and in each
 up to ``parallel_games`` games in flight, whose in-process searches share one
 network call per step (:func:`training.batching.play_in_flight`). Game i has A
-as black when i is even; with an opening list, games 2k and 2k + 1 start from
-opening k (cycling through the list), so that each opening is played with
-both colours; its random moves come from ``(seed, i)`` and its
+as black when i is even (:func:`a_color` decides); with an opening list, games
+2k and 2k + 1 start from opening k (cycling through the list), so that each
+opening is played with both colours. A handicap match (``config.handicap``
+stones) gives the taker black and the stones in every game
+(:func:`handicap_stones`), then any random moves, White first. A game's random
+moves come from ``(seed, i)`` and its
 in-process players' seeds too, so a game is the same whichever job plays it and
 a match resumed from its records (:func:`games_already_played`) goes on as it
 would have.
@@ -44,10 +48,12 @@ from engine import (
     Color,
     Game,
     GameRecord,
+    HandicapError,
     RolloutEvaluator,
     Rules,
     SearchJob,
     dump_sgf,
+    fixed_handicap,
     load_sgf_file,
     opening_actions,
     write_text,
@@ -178,14 +184,32 @@ def contestant(spec: str, side: str, rules: Rules, config: MatchConfig, options:
     return _Seats(spec, side, lambda job: PlayerProcess(build, seat_name(job), threads))
 
 
-def a_color(index: int) -> Color:
-    """A's colour in game ``index`` (from 0): black in even games."""
+def a_color(index: int, config: MatchConfig) -> Color:
+    """A's colour in game ``index`` (from 0): in a handicap match black in every game if A takes the handicap,
+    else white in every game; otherwise black in even games."""
+    if config.handicap:
+        return Color.BLACK if config.handicap_taker == "a" else Color.WHITE
     return Color.BLACK if index % 2 == 0 else Color.WHITE
+
+
+def handicap_stones(rules: Rules, config: MatchConfig) -> list[int]:
+    """Black's stones in every game of the match: GTP's fixed placement of ``config.handicap`` stones (none without
+    a handicap). HandicapError for a game that is not Go or a board with no such placement."""
+    if not config.handicap:
+        return []
+    if rules.game != "go":
+        raise HandicapError(f"a handicap is for Go, not {rules.game}")
+    return fixed_handicap(config.handicap, rules.size)
 
 
 def opening_pair(index: int, config: MatchConfig) -> int | None:
     """The opening game ``index`` starts from (an index into ``config.openings``; None without a list)."""
     return (index // 2) % len(config.openings) if config.openings else None
+
+
+def _pair_number(index: int, config: MatchConfig) -> int | None:
+    """The opening pair game ``index`` belongs to, as the result table counts pairs (None without a list)."""
+    return index // 2 if config.openings else None
 
 
 def game_file(index: int) -> str:
@@ -223,7 +247,8 @@ class _GameInFlight:
 
 def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, sgf_dir: str | Path | None = None,
                on_game: Callable[[MatchResult], None] | None = None, resume: bool = False) -> MatchResult:
-    """Play ``config.games`` games of A against B, colours alternating, and return A's results.
+    """Play ``config.games`` games of A against B, colours alternating (a handicap match: the taker black in every
+    game), and return A's results.
 
     ``on_game`` sees them after every game. Every game goes to ``sgf_dir`` when given; with ``resume`` the games
     already there count as played (:func:`games_already_played`). A :class:`~training.errors.PlayerError` names a
@@ -231,13 +256,14 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
     of any job stops the others after their games in flight and is raised here.
     """
     result = MatchResult(a.name, b.name)
+    handicap = handicap_stones(rules, config)
     todo = list(range(config.games))
     if resume:
         if sgf_dir is None:
             raise ValueError("resuming a match needs the folder of its games (--sgf-dir)")
         for index, record in games_already_played(Path(sgf_dir), rules, config, a.seat_name).items():
             assert record.result is not None
-            result.add(record.result, a_color(index), len(record.moves), index // 2 if config.openings else None)
+            result.add(record.result, a_color(index, config), len(record.moves), _pair_number(index, config), index + 1)
             result.resumed += 1
             todo.remove(index)
     lock = threading.Lock()
@@ -246,8 +272,8 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
     def finish(game: _GameInFlight) -> None:
         refereed = game.refereed
         assert refereed is not None
-        colour = a_color(game.index)
-        result.add(refereed.outcome, colour, len(refereed.game.moves), game.index // 2 if config.openings else None)
+        colour = a_color(game.index, config)
+        result.add(refereed.outcome, colour, len(refereed.game.moves), _pair_number(game.index, config), game.index + 1)
         result.a_move_seconds = _mean_move_seconds([pair.a for pair in opened])
         result.b_move_seconds = _mean_move_seconds([pair.b for pair in opened])
         if sgf_dir is not None:
@@ -271,7 +297,7 @@ def play_match(a: Contestant, b: Contestant, rules: Rules, config: MatchConfig, 
                         return None
                     index = todo.pop(0)
                 pair = free.pop()
-                return _GameInFlight(index, pair, _referee(pair, index, rules, config))
+                return _GameInFlight(index, pair, _referee(pair, index, rules, config, handicap))
 
             def over(game: _GameInFlight) -> None:
                 free.append(game.pair)
@@ -308,16 +334,17 @@ def _seat_pairs(a: Contestant, b: Contestant, config: MatchConfig, job: int) -> 
         yield pairs
 
 
-def _referee(pair: _Pair, index: int, rules: Rules, config: MatchConfig) -> Generator[SearchJob, None, Refereed]:
-    """Game ``index``'s refereeing: A black in even games, its opening from the list, its random moves and its
-    players' seeds from ``(seed, index)``."""
-    black, white = (pair.a, pair.b) if a_color(index) == Color.BLACK else (pair.b, pair.a)
+def _referee(pair: _Pair, index: int, rules: Rules, config: MatchConfig, handicap: list[int]
+             ) -> Generator[SearchJob, None, Refereed]:
+    """Game ``index``'s refereeing: A's colour from :func:`a_color`, the ``handicap`` stones, its opening from the
+    list, its random moves and its players' seeds from ``(seed, index)``."""
+    black, white = (pair.a, pair.b) if a_color(index, config) == Color.BLACK else (pair.b, pair.a)
     black_seed, white_seed = np.random.default_rng([config.seed, index, 1]).integers(2 ** 62, size=2)
     scorer = {"board": None, "a": pair.a, "b": pair.b}[config.scorer]
     opening = opening_pair(index, config)
     return referee_game(black, white, rules, config.random_moves, np.random.default_rng([config.seed, index]),
                         (int(black_seed), int(white_seed)), scorer, pair.referee,
-                        opening_actions(config.openings[opening], rules.size) if opening is not None else ())
+                        opening_actions(config.openings[opening], rules.size) if opening is not None else (), handicap)
 
 
 def _mean_move_seconds(seats: list[MatchPlayer]) -> float:
@@ -327,9 +354,9 @@ def _mean_move_seconds(seats: list[MatchPlayer]) -> float:
 def games_already_played(sgf_dir: Path, rules: Rules, config: MatchConfig, a_name: str) -> dict[int, GameRecord]:
     """The finished games of a match in ``sgf_dir`` (``game-0001.sgf`` ... up to ``config.games``), by index.
 
-    Each must be this match's: its rules, and A (whose seats are called ``a_name``) black in even games. A file
-    that is not, or has no result, raises ``ValueError`` naming it, rather than be counted or silently replayed
-    over.
+    Each must be this match's: its rules and handicap, and A (whose seats are called ``a_name``) of the colour
+    :func:`a_color` gives. A file that is not, or has no result, raises ``ValueError`` naming it, rather than be
+    counted or silently replayed over.
     """
     found: dict[int, GameRecord] = {}
     for index in range(config.games):
@@ -339,9 +366,10 @@ def games_already_played(sgf_dir: Path, rules: Rules, config: MatchConfig, a_nam
         record = load_sgf_file(path)
         black = record.black_name or ""
         a_black = black == a_name or black.startswith(a_name + " ")
-        if record.result is None or record.rules != rules or a_black != (a_color(index) == Color.BLACK):
-            raise ValueError(f"{path} is not a finished game of this match (rules {record.rules}, black "
-                             f"{record.black_name!r}, result {record.result}): move it away or choose another "
-                             "--sgf-dir")
+        if record.result is None or record.rules != rules or record.handicap != config.handicap or \
+                a_black != (a_color(index, config) == Color.BLACK):
+            raise ValueError(f"{path} is not a finished game of this match (rules {record.rules}, handicap "
+                             f"{record.handicap}, black {record.black_name!r}, result {record.result}): move it away "
+                             "or choose another --sgf-dir")
         found[index] = record
     return found

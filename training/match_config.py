@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from engine import PlayerConfig, SearchConfig
 from training.gtp_client import DEFAULT_TIMEOUT
 
-__all__ = ["MatchConfig", "match_player_config", "SCORERS"]
+__all__ = ["MatchConfig", "match_player_config", "SCORERS", "HANDICAP_TAKERS", "MAX_HANDICAP"]
 
 
 def match_player_config() -> PlayerConfig:
@@ -25,6 +25,11 @@ SCORERS = ("board", "a", "b")
 """Who scores a Go game that ends on the board: the rules core on the board as it stands, or A's or B's
 ``final_score`` (its dead-stone judgement)."""
 
+HANDICAP_TAKERS = ("a", "b")
+"""Which contestant takes Black and the handicap stones in every game of a handicap match."""
+MAX_HANDICAP = 9
+"""The most handicap stones a match gives: GTP's fixed placements stop at 9."""
+
 
 @dataclass(frozen=True)
 class MatchConfig:
@@ -33,7 +38,11 @@ class MatchConfig:
     moves after them; who scores
     a Go game that ends on the board (:data:`SCORERS`, or
     ``referee``: a third engine's command line, shown each such game); threads with their own seats (``jobs``)
-    and games in flight in each (``parallel_games``); seconds a GTP engine may take over one command."""
+    and games in flight in each (``parallel_games``); seconds a GTP engine may take over one command.
+
+    ``handicap``: Go games that start from that many fixed handicap stones (0, or 2 to :data:`MAX_HANDICAP`), White
+    to move; the contestant ``handicap_taker`` names (:data:`HANDICAP_TAKERS`) is Black in every game, so colours
+    do not alternate and there is no opening list (the stones are the opening)."""
 
     games: int = 100
     parallel_games: int = 8
@@ -45,9 +54,16 @@ class MatchConfig:
     referee: str | None = None
     jobs: int = 1
     timeout: float = DEFAULT_TIMEOUT
+    handicap: int = 0
+    handicap_taker: str = "b"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "openings", tuple(self.openings))   # a run file holds a list
         if self.scorer not in SCORERS or self.jobs < 1 or self.parallel_games < 1:
             raise ValueError(f"scorer is one of {', '.join(SCORERS)} and jobs and parallel games at least 1, not "
                              f"{self.scorer!r}, {self.jobs} and {self.parallel_games}")
+        if self.handicap not in (0, *range(2, MAX_HANDICAP + 1)) or self.handicap_taker not in HANDICAP_TAKERS:
+            raise ValueError(f"a handicap is 0 or 2 to {MAX_HANDICAP} stones taken by {' or '.join(HANDICAP_TAKERS)}, "
+                             f"not {self.handicap} taken by {self.handicap_taker!r}")
+        if self.handicap and self.openings:
+            raise ValueError("a handicap match has no opening list: its games start from the handicap stones")

@@ -9,7 +9,7 @@ call is sent to the child and answered there.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -47,6 +47,9 @@ class PlayerProcess:
 
     def new_game(self, rules: Rules, seed: int) -> None:
         self._call("new_game", rules, seed)
+
+    def place_handicap(self, actions: Sequence[int]) -> None:
+        self._call("place_handicap", list(actions))
 
     def play(self, color: Color, action: int) -> None:
         self._call("play", color, action)

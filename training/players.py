@@ -1,6 +1,7 @@
 """The player seam of every match: what a referee speaks to, and the player that plays in this process.
 
-A :class:`MatchPlayer` starts a game under given rules (``new_game``), hears
+A :class:`MatchPlayer` starts a game under given rules (``new_game``), takes
+Black's handicap stones if the game has them (``place_handicap``), hears
 every move (``play``), makes its own (``genmove``) and may judge a finished Go
 game (``final_score``). Two adapters:
 
@@ -23,7 +24,7 @@ resign. A player in another process yields nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -32,6 +33,7 @@ import numpy as np
 from engine import (
     DEFAULT_PLAYOUTS,
     Color,
+    EngineError,
     Evaluator,
     Game,
     Outcome,
@@ -43,6 +45,7 @@ from engine import (
     judged_outcome,
     playout_ownership,
     step,
+    with_handicap_bonus,
 )
 from training.baselines import Mover, random_move
 from training.match_config import match_player_config
@@ -67,6 +70,10 @@ class MatchPlayer(Protocol):
 
     def new_game(self, rules: Rules, seed: int) -> None:
         """Start an empty board under ``rules``; ``seed`` draws what is random in this game's play."""
+
+    def place_handicap(self, actions: Sequence[int]) -> None:
+        """Put Black's handicap stones (GTP's fixed placement, in its order) on the new game's empty board; White
+        moves next."""
 
     def play(self, color: Color, action: int) -> None:
         """Hear another player's move (a random opening move too)."""
@@ -127,6 +134,15 @@ class LocalPlayer:
         self._seed = seed
         evaluator = self.agent.evaluator
         self._player = None if evaluator is None else Player(evaluator, self.agent.config, seed=seed)
+
+    def place_handicap(self, actions: Sequence[int]) -> None:
+        """The stones on a board played and scored at the komi plus White's handicap bonus, as ``engine gtp``
+        plays a handicap game (:func:`~engine.with_handicap_bonus`)."""
+        if self.game.moves:
+            raise EngineError("handicap stones go on an empty board")
+        game = Game(with_handicap_bonus(self.game.rules, len(actions)))
+        game.place_handicap(actions)
+        self._game = game
 
     def play(self, color: Color, action: int) -> None:
         self.game.play(action, color)

@@ -1,7 +1,8 @@
 """The referee of every match: one game between two players, every move checked by the rules core.
 
-:func:`referee_game` plays a game from the empty board: the ``opening``'s
-stones (black first, colours alternating), then ``random_moves`` uniformly
+:func:`referee_game` plays a game from the empty board or from Black's
+``handicap`` stones (every player is told them: :meth:`~training.players.MatchPlayer.place_handicap`):
+the ``opening``'s stones (the side to move first, colours alternating), then ``random_moves`` uniformly
 random moves (so that deterministic players play different games), then each
 player's ``genmove`` in turn, the other player told of it. An
 illegal move ends the match with a :class:`~training.errors.PlayerError` naming
@@ -11,7 +12,10 @@ the player; the game ends after two passes, a resignation, the rules' move cap o
 A Go game that ends on the board is scored by the scorer player's
 ``final_score`` (its dead-stone judgement) when one is named, by a third engine
 shown the whole game (the ``referee``: GNU Go, say) when there is one, else (and
-when either gives no answer) by the rules core on the board as it stands.
+when either gives no answer) by the rules core on the board as it stands. A
+handicap game is scored at the komi plus White's handicap bonus
+(:func:`~engine.with_handicap_bonus`), as ``engine gtp`` and GNU Go count it;
+the game keeps the komi as given, which its record states.
 """
 
 from __future__ import annotations
@@ -21,7 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import Color, EngineError, Game, Outcome, Rules, SearchJob, action_to_gtp
+from engine import (
+    Color,
+    EngineError,
+    Game,
+    Outcome,
+    Rules,
+    SearchJob,
+    action_to_gtp,
+    handicap_bonus_rule,
+    white_handicap_bonus,
+)
 from training.baselines import random_move
 from training.errors import PlayerError
 from training.gtp_client import GTPClient
@@ -41,7 +55,7 @@ class Refereed:
 
 def referee_game(black: MatchPlayer, white: MatchPlayer, rules: Rules, random_moves: int, rng: np.random.Generator,
                  seeds: tuple[int, int] = (0, 1), scorer: MatchPlayer | None = None,
-                 referee: GTPClient | None = None, opening: Sequence[int] = ()
+                 referee: GTPClient | None = None, opening: Sequence[int] = (), handicap: Sequence[int] = ()
                  ) -> Generator[SearchJob, None, Refereed]:
     """One game (``black`` may be ``white``: a player against itself), yielding the searches of in-process
     players for a scheduler to step (:func:`training.players.play_through` plays one alone).
@@ -53,6 +67,10 @@ def referee_game(black: MatchPlayer, white: MatchPlayer, rules: Rules, random_mo
         player.new_game(rules, seed)
     game = Game(rules)
     comments: list[str | None] = []
+    if handicap:
+        game.place_handicap(handicap)
+        for player in {id(black): black, id(white): white}.values():
+            player.place_handicap(handicap)
 
     def tell_others(mover: MatchPlayer | None, color: Color, action: int) -> None:
         """Every player but the mover (both of them for a random move) hears of the move."""
@@ -91,6 +109,8 @@ def _outcome(game: Game, scorer: MatchPlayer | None, referee: GTPClient | None) 
     assert outcome is not None
     if game.resigned is not None or game.rules.game != "go":  # a resignation, a Gomoku line or full board
         return outcome
+    if game.handicap:
+        outcome = Outcome.from_lead(game.score() - white_handicap_bonus(game.handicap, handicap_bonus_rule(game.rules)))
     if referee is not None:
         return referee_outcome(referee, game) or outcome
     if scorer is not None:
@@ -99,9 +119,13 @@ def _outcome(game: Game, scorer: MatchPlayer | None, referee: GTPClient | None) 
 
 
 def referee_outcome(referee: GTPClient, game: Game) -> Outcome | None:
-    """The ``referee``'s ``final_score`` of ``game``, which it is shown from the empty board."""
+    """The ``referee``'s ``final_score`` of ``game``, which it is shown from the empty board (and its handicap
+    stones)."""
     rules = game.rules
     commands = [f"boardsize {rules.size}", "clear_board", f"komi {rules.komi:g}"]
+    if game.handicap:
+        commands.append("set_free_handicap " + " ".join(action_to_gtp(move.action, rules.size)
+                                                         for move in game.setup_stones))
     commands += [f"play {move.color.letter} {action_to_gtp(move.action, rules.size)}" for move in game.moves]
     referee.send_many(commands)
     return Outcome.from_sgf(referee.send("final_score"))

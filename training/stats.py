@@ -19,7 +19,7 @@ from typing import Any
 
 from engine import Color, Outcome
 
-__all__ = ["MatchResult", "wilson_interval", "elo_difference", "elo_interval", "signed", "Z_95"]
+__all__ = ["MatchResult", "Resignation", "wilson_interval", "elo_difference", "elo_interval", "signed", "Z_95"]
 
 Z_95 = 1.959963984540054
 
@@ -59,13 +59,29 @@ _PAIR_KINDS = {2.0: "a_won_both", 1.5: "a_ahead", 1.0: "split", 0.5: "b_ahead", 
 """An opening pair by A's points in its two games."""
 
 
+@dataclass(frozen=True)
+class Resignation:
+    """A game that ended by a resignation: its number (from 1, as its record's file is named; None where the game
+    has none), who resigned (``"A"`` or ``"B"``), with which colour, and the move number the resignation took
+    (moves played after any handicap stones, plus one)."""
+
+    game: int | None
+    by: str
+    color: Color
+    move: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "by": self.by, "color": self.color.letter, "move": self.move}
+
+
 @dataclass
 class MatchResult:
     """A's results against B. ``a_black_*`` counts A's wins and games with black; ``*_move_seconds`` is each
     side's mean time from asking for a move to its answer. ``resumed``: games counted from an earlier run's
     records, whose times are unknown: ``seconds`` and the move times are those of the other games.
     ``pairs``: A's points in each game pair played from one opening (pair number: points, games), where the
-    games came from an opening list."""
+    games came from an opening list. ``resignations``: every game that ended by one, in the order the games
+    finished."""
 
     a: str
     b: str
@@ -80,6 +96,7 @@ class MatchResult:
     b_move_seconds: float = 0.0
     resumed: int = 0
     pairs: dict[int, list[float]] = field(default_factory=dict)
+    resignations: list[Resignation] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -111,6 +128,8 @@ class MatchResult:
                 "win_rate": self.rate, "win_rate_interval": [low, high], "elo": self.elo,
                 "elo_interval": [elo_low, elo_high], "moves": self.moves, "seconds": self.seconds,
                 "a_move_seconds": self.a_move_seconds, "b_move_seconds": self.b_move_seconds, "resumed": self.resumed,
+                "a_resigned": self.resigned_by("A"), "b_resigned": self.resigned_by("B"),
+                "resignations": [r.to_dict() for r in sorted(self.resignations, key=lambda r: (r.game or 0, r.move))],
                 **({"opening_pairs": self.pair_counts()} if self.pairs else {})}
 
     def pair_counts(self) -> dict[str, int]:
@@ -123,10 +142,19 @@ class MatchResult:
                 counts[_PAIR_KINDS[points]] += 1
         return counts
 
-    def add(self, outcome: Outcome, a_color: Color, moves: int, pair: int | None = None) -> None:
-        """Count one finished game in which A played ``a_color`` (from opening pair ``pair``, if any)."""
+    def resigned_by(self, side: str) -> int:
+        """The games that ``side`` (``"A"`` or ``"B"``) resigned."""
+        return sum(resignation.by == side for resignation in self.resignations)
+
+    def add(self, outcome: Outcome, a_color: Color, moves: int, pair: int | None = None,
+            game: int | None = None) -> None:
+        """Count one finished game of ``moves`` moves, number ``game`` (from 1), in which A played ``a_color``
+        (from opening pair ``pair``, if any)."""
         self.moves += moves
         value = outcome.value_for(a_color)
+        if outcome.reason == "resign" and outcome.winner is not None:
+            loser = outcome.winner.opponent
+            self.resignations.append(Resignation(game, "A" if loser == a_color else "B", loser, moves + 1))
         if pair is not None:
             points = self.pairs.setdefault(pair, [0.0, 0])
             points[0] += (value + 1) / 2
@@ -144,7 +172,12 @@ class MatchResult:
         return (f"{self.a} vs {self.b}: {self.wins} wins, {self.losses} losses, {self.draws} draws in {self.games} "
                 f"games ({self.a_black_wins}/{self.a_black_games} wins as black); win rate {100 * self.rate:.1f}% "
                 f"[95% CI {100 * low:.1f}-{100 * high:.1f}%], Elo {signed(self.elo)} [{signed(elo_low)}, "
-                f"{signed(elo_high)}]" + self._describe_pairs())
+                f"{signed(elo_high)}]" + self._describe_resignations() + self._describe_pairs())
+
+    def _describe_resignations(self) -> str:
+        if not self.resignations:
+            return ""
+        return f"; resigned: A {self.resigned_by('A')}, B {self.resigned_by('B')}"
 
     def _describe_pairs(self) -> str:
         if not self.pairs:

@@ -31,6 +31,8 @@ from engine.cli.options import (
 from engine.cli.settings import (
     MATCH_BATCH,
     MATCH_GAMES,
+    MATCH_HANDICAP,
+    MATCH_HANDICAP_TAKER,
     MATCH_OPENING_MOVES,
     MATCH_PARALLEL_GAMES,
     MATCH_RESIGN_THRESHOLD,
@@ -153,7 +155,14 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--rules", "rules_text", default=None,
               help="Rules string, e.g. renju, freestyle, standard (Gomoku), chain-reaction [default: chinese].")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
-              help="Uniformly random opening moves, so that deterministic engines play different games.")
+              help="Uniformly random opening moves, so that deterministic engines play different games (after any "
+                   "handicap stones).")
+@click.option("--handicap", type=click.IntRange(0, 9), default=MATCH_HANDICAP.default, show_default=True,
+              help="Go: every game starts from this many handicap stones at GTP's fixed_handicap points (2 to 9 "
+                   "on odd boards from 9x9, 2 to 4 on 7x7 and even boards), White to move. Colours do not "
+                   "alternate: --handicap-taker is Black in every game.")
+@click.option("--handicap-taker", type=click.Choice(["a", "b"]), default=MATCH_HANDICAP_TAKER.default,
+              show_default=True, help="Which engine takes Black and the handicap stones in every game.")
 @openings_options
 @click.option("--scorer", type=click.Choice(["a", "b", "board"]), default="b", show_default=True,
               help="Who scores a Go game that ends on the board: A's or B's final_score (its dead-stone "
@@ -175,7 +184,8 @@ def _go_board(command: Callable[..., Any]) -> Callable[..., Any]:
 @seed_option()
 @json_option
 def match_command(engine_a: str, engine_b: str, games: int, size: int | None, komi: float, rules_text: str | None,
-                  random_moves: int, openings_path: str | None, openings_within: int | None, scorer: str,
+                  random_moves: int, handicap: int, handicap_taker: str, openings_path: str | None,
+                  openings_within: int | None, scorer: str,
                   referee: str | None, jobs: int, visits: int, timeout: float,
                   sgf_dir: str | None, resume: bool, komi_correction: bool | None, device: str | None, dtype: str,
                   runtime: str,
@@ -187,6 +197,7 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
     Every move is checked by the rules core; an engine that plays an illegal move
     (under renju: black's forbidden points too), refuses a command or hangs ends
     the match with an error naming it. The games' records call the players A and B.
+    The result counts A's wins and which side resigned in which game.
     """
     from tqdm import tqdm
 
@@ -204,7 +215,8 @@ def match_command(engine_a: str, engine_b: str, games: int, size: int | None, ko
             rules = replace(rules, komi=komi)
         config = replace_paths(MatchConfig(), {
             "games": games, "player.visits": visits, "random_moves": random_moves, "scorer": scorer,
-            "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed,
+            "referee": referee, "jobs": jobs, "timeout": timeout, "seed": seed, "handicap": handicap,
+            "handicap_taker": handicap_taker,
             "openings": read_openings_option(openings_path, openings_within, rules.size),
             **_komi_correction_path(komi_correction)})
         a, b = contestant(engine_a, "A", rules, config, options), contestant(engine_b, "B", rules, config, options)

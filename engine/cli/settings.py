@@ -13,7 +13,8 @@ from training.match_config import MatchConfig
 from training.selfplay_config import SelfPlayConfig
 
 __all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "GTP_STDEV_SCALE", "MATCH_VISITS", "MATCH_GAMES",
-           "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "SELFPLAY_VISITS",
+           "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "MATCH_HANDICAP",
+           "MATCH_HANDICAP_TAKER", "SELFPLAY_VISITS",
            "SELFPLAY_PARALLEL_GAMES", "SELFPLAY_BATCH", "SELFPLAY_RESIGN_THRESHOLD", "SELFPLAY_FORCED_PLAYOUTS",
            "SELFPLAY_GUMBEL"]
 
@@ -34,6 +35,8 @@ MATCH_PARALLEL_GAMES = Setting(MatchConfig, "parallel_games")
 MATCH_BATCH = Setting(MatchConfig, "player.search.batch_size")
 MATCH_OPENING_MOVES = Setting(MatchConfig, "player.temperature_moves")
 MATCH_RESIGN_THRESHOLD = Setting(MatchConfig, "player.resign_threshold")
+MATCH_HANDICAP = Setting(MatchConfig, "handicap")
+MATCH_HANDICAP_TAKER = Setting(MatchConfig, "handicap_taker")
 
 SELFPLAY_VISITS = Setting(SelfPlayConfig, "player.visits")
 """Visits of a self-play move's full search (a policy target)."""
