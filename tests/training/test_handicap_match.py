@@ -20,7 +20,7 @@ from engine.formats.sgf import load_sgf_file
 from training.errors import PlayerError
 from training.gtp_client import GTPClient
 from training.gtp_player import GtpPlayer
-from training.match import play_match
+from training.match import contestant, play_match
 from training.match_config import MatchConfig
 from training.players import Agent, LocalPlayer, play_through
 from training.referee import referee_game
@@ -160,3 +160,13 @@ def test_a_resumed_handicap_match_refuses_games_of_another_handicap(tmp_path: Pa
     refused = CliRunner().invoke(main, ["match", passer, passer, "--games", "2", "--resume", *games])
     assert refused.exit_code == 1 and "game-0001.sgf is not a finished game of this match" in refused.output
     assert "handicap 4" in refused.output
+
+
+def test_players_in_child_processes_take_the_stones_too(tmp_path: Path) -> None:
+    config = MatchConfig(games=2, seed=3, jobs=2, handicap=2, handicap_taker="a")
+    a, b = contestant("random", "A", GO9, config), contestant("random", "B", GO9, config)
+    result = play_match(a, b, GO9, config, tmp_path)
+    assert result.games == 2 and result.a_black_games == 2
+    for path in sorted(tmp_path.glob("*.sgf")):
+        record = load_sgf_file(path)
+        assert record.is_handicap and record.black_name.startswith("A ") and record.replay().is_over
