@@ -1,8 +1,9 @@
 """The referee of every match: one game between two players, every move checked by the rules core.
 
-:func:`referee_game` plays a game from the empty board or from Black's
-``handicap`` stones (every player is told them: :meth:`~training.players.MatchPlayer.place_handicap`):
-the ``opening``'s stones (the side to move first, colours alternating), then ``random_moves`` uniformly
+:func:`referee_game` plays a game from the empty board, or from Black's
+``handicap`` stones (every player is told them:
+:meth:`~training.players.MatchPlayer.place_handicap`): the ``opening``'s stones
+(the side to move first, colours alternating), then ``random_moves`` uniformly
 random moves (so that deterministic players play different games), then each
 player's ``genmove`` in turn, the other player told of it. An
 illegal move ends the match with a :class:`~training.errors.PlayerError` naming
