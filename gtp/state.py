@@ -80,10 +80,6 @@ RESIGN_MIN_SCORE = 10.0
 """The front ends' player resigns only more than this many points behind (where the network has a score head):
 a person across the board would rather lose by a few points than see the engine give up a game still close."""
 
-HANDICAP_SCORE_UTILITY = 0.3
-"""The weight of the score lead in the front ends' searches of a handicap game (KataGo's dynamic score utility
-factor): White giving stones plays for the points it needs where every move's win rate reads lost."""
-
 WARM_UP_VISITS = 3
 """Visits of each search that warms the engine up: the fewest that run every kernel of a search (the root's
 expansion, then a step that gathers leaves and backs them up), so that the network's work, on a board size the
@@ -125,8 +121,7 @@ class FrontEndConfig:
     komi: float | None = None
     player: PlayerConfig = field(default_factory=lambda: PlayerConfig(threat_guard=True, temperature_moves=None,
                                                                       near_best=0.35,
-                                                                      resign_min_score=RESIGN_MIN_SCORE,
-                                                                      handicap_score_utility=HANDICAP_SCORE_UTILITY))
+                                                                      resign_min_score=RESIGN_MIN_SCORE))
     evaluator: EvaluatorOptions = field(default_factory=EvaluatorOptions)
     seed: int | None = None
     ownership_playouts: int = DEFAULT_PLAYOUTS

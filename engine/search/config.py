@@ -120,8 +120,9 @@ class PlayerConfig:
     liberty of each chain in atari with that probability; with ``draw_by_reading`` the drawn move weighs what the
     search read of it (:meth:`~engine.search.mcts.SearchResult.policy`'s ``reading``), not its raw visits.
     In a handicap game the search also weighs the score lead by ``handicap_score_utility`` (KataGo's
-    dynamic score utility, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win rate
-    reads lost (White giving stones) or won at every move, the points still tell the moves apart.
+    dynamic score utility factor, :attr:`SearchConfig.score_utility`, unless ``search`` sets one): where the win
+    rate reads lost (White giving stones) or won at every move, the points still tell the moves apart. Every
+    player has it, the front ends' and the matches' alike; only a game with handicap stones reads it.
     Resignation (:class:`~engine.search.resign.ResignationWatch`): after ``resign_consecutive`` of the
     player's moves valued below ``resign_threshold`` (None: never) and, where the search has a score,
     more than ``resign_min_score`` points behind.
@@ -138,7 +139,7 @@ class PlayerConfig:
     blind_spots: float = 0.0
     overlooked_ataris: float = 0.0
     draw_by_reading: bool = False
-    handicap_score_utility: float = 0.0
+    handicap_score_utility: float = 0.3
     resign_threshold: float | None = -0.9
     resign_consecutive: int = 3
     resign_min_score: float = 0.0
