@@ -140,7 +140,8 @@ class HopelessButScored(Constant):
 
 def test_white_giving_handicap_plays_for_points_where_every_move_reads_lost() -> None:
     """Every move is lost for white by the win rate; only the score tells that C3 gains 10 points. With the
-    handicap score utility (every player's default) white plays it; in an even game, or with the utility off, the visits ignore it."""
+    handicap score utility (every player's default) white plays it; in an even game, or with the utility off, the
+    visits ignore it."""
     good = gtp_to_action("C3", 9)
     config = PlayerConfig(visits=200, search=SearchConfig(batch_size=4), resign_threshold=None)  # on by default
     handicap = Game(Rules.go(9, komi=0.5))
