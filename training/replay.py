@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import BLACK, WHITE, Color, EngineError, Rules, action_to_gtp, load_sgf_file
+from engine import BLACK, WHITE, Color, EngineError, Rules, action_to_gtp, load_sgf_file, with_handicap_bonus
 
 __all__ = ["ReplaySummary", "check_games"]
 
@@ -62,6 +62,8 @@ def _replay(path: Path, rules: Rules | None, summary: ReplaySummary) -> None:
     record = load_sgf_file(path)
     if rules is not None:
         record = replace(record, rules=rules if rules.size == record.rules.size else rules.resized(record.rules.size))
+    if record.is_handicap:  # scored at the komi plus White's bonus for the stones, as the players counted it
+        record = replace(record, rules=with_handicap_bonus(record.rules, record.handicap))
     game = replace(record, moves=()).replay()
     size = record.rules.size
     for number, move in enumerate(record.moves, 1):
