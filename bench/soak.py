@@ -159,14 +159,14 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
     Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end, the root's visits a second
-    over the first and the last periods, the periods whose search stopped early (a full tree), errors; and memory
-    after the first game (None where the session ended inside it) with the growth from there to the end."""
+    over the first and the last periods, the periods whose search stopped early (a full tree), errors. The tree
+    fills to its bound and is pruned, and a new game empties it, so memory swings from period to period: its
+    growth over the session is the median of the second half's periods against the first half's."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
     try:
         engine.ask(f"boardsize {size}")
         colors, moves, rates, errors, memory, stalled = ("b", "w"), 0, [], [], [], 0
         first_memory: int | None = None
-        after_first_game: int | None = None
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
             color = colors[moves % 2]
@@ -182,8 +182,6 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             moves = moves + 1 if then != "clear_board" and top and top.lower() != "pass" else 0
             if top.lower() == "pass":
                 engine.ask("clear_board")
-            if after_first_game is None and moves == 0:
-                after_first_game = memory[-1]
             if progress is not None:
                 progress(time.perf_counter() - started)
         last_memory = resident_bytes(engine.pid)
@@ -196,5 +194,5 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             "rss_growth": last_memory / first_memory - 1, "rss_mb_by_period": [b / 2**20 for b in memory],
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
             "visits_per_s_end": statistics.median(rates[-edge:]), "stalled_periods": stalled, "errors": errors,
-            "rss_after_first_game_mb": None if after_first_game is None else after_first_game / 2**20,
-            "rss_growth_after_first_game": None if after_first_game is None else last_memory / after_first_game - 1}
+            "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
+            / statistics.median(memory[:max(len(memory) // 2, 1)]) - 1}

@@ -342,7 +342,8 @@ class EngineState:
     def limit_memory(self, max_bytes: int | None) -> None:
         """Keep the process within ``max_bytes`` of memory (None: no limit) by capping the search tree at what
         the limit leaves beside the memory the process holds now (less :data:`MEMORY_RESERVE`); the tree
-        starts afresh. A search that fills its tree stops and answers."""
+        starts afresh. A search that fills its tree prunes it (:meth:`engine.search.tree.Tree.prune`), whose peak
+        is the same as re-rooting's."""
         self.wait_ready()
         if max_bytes is None:
             self._tree_capacity = None

@@ -453,8 +453,8 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
 def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds: float, period: float,
                  game_moves: int, size: int | None, as_json: bool, gtp_args: tuple[str, ...]) -> None:
     """A long session on engine gtp processes (GTP_ARGS: more engine gtp options, after --): resident memory
-    after the first game (analyze: after the first minute, and after the first game) and at the end, speed at the
-    start and at the end, errors.
+    after the first game (analyze: after the first minute) and at the end, its growth over the second half (analyze:
+    the second half's median against the first's), speed at the start and at the end, errors.
 
     games: two processes play one game after another; analyze: one process, pondering, analyses with
     kata-analyze and plays the top move every period."""
@@ -479,9 +479,6 @@ def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds:
               f"(largest growth {100 * result['rss_growth']:+.1f}%")
     if "rss_growth_second_half" in result:
         memory += f"; over the second half {100 * result['rss_growth_second_half']:+.1f}%"
-    if result.get("rss_growth_after_first_game") is not None:
-        memory += (f"; {_megabytes(result['rss_after_first_game_mb'])} MB after the first game, "
-                   f"{100 * result['rss_growth_after_first_game']:+.1f}% from there")
     memory += ")"
     report({"mode": mode, "gtp_args": list(gtp_args), **result}, as_json,
            f"{done}: {memory}, {speed}, {len(result['errors'])} errors"
