@@ -24,7 +24,13 @@ from engine.cli.options import (
     with_komi_correction,
 )
 from engine.cli.process import exit_at_once, set_blas_threads_first, set_torch_threads_on_load, setup_logging
-from engine.cli.settings import GTP_MOVE_SECONDS, GTP_STDEV_SCALE, GTP_VISITS, PLAYER_VISITS
+from engine.cli.settings import (
+    GTP_MOVE_SECONDS,
+    GTP_VISITS,
+    PLAYER_VISITS,
+    SEARCH_FPU_FROM_MEAN,
+    SEARCH_STDEV_SCALE,
+)
 
 if TYPE_CHECKING:
     from gtp.kata_config import AnalysisConfig
@@ -144,7 +150,8 @@ def _check_limits(visits: int | None, seconds: float | None) -> None:
 def _front_end_config(model: str | None, game: str, visits: int | None, seconds: float | None, batch: int,
                       temperature_moves: int | None, near_best: float, device: str | None, dtype: str, runtime: str,
                       seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
-                      c_puct_stdev_scale: float = 0.0, fpu_from_mean: bool = False, random_symmetry: bool = False,
+                      c_puct_stdev_scale: float = SEARCH_STDEV_SCALE.default,
+                      fpu_from_mean: bool = SEARCH_FPU_FROM_MEAN.default, random_symmetry: bool = False,
                       **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
@@ -192,14 +199,15 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
 @click.option("--fill-own-eyes", is_flag=True,
               help="Go: let the search consider filling its own one-point eyes (by default it never does: no sound "
                    "move does, short of rare seki and capturing-race shapes).")
-@click.option("--c-puct-stdev-scale", type=click.FloatRange(0, 1), default=GTP_STDEV_SCALE.default, show_default=True,
+@click.option("--c-puct-stdev-scale", type=click.FloatRange(0, 1), default=SEARCH_STDEV_SCALE.default,
+              show_default=True,
               help="Scale the search's exploration at each node by the spread of the values backed up through it, "
-                   "as KataGo does (its default 0.85; 0: off; docs/search.md, *Exploration scaled by the values' "
-                   "spread*).")
-@click.option("--fpu-from-mean", is_flag=True,
+                   "as KataGo does (0: off; docs/search.md, *Exploration scaled by the values' spread*).")
+@click.option("--fpu-from-mean/--no-fpu-from-mean", default=SEARCH_FPU_FROM_MEAN.default,
+              show_default=True,
               help="Value an unread move from its parent's mean backed-up value blended with the parent's "
-                   "evaluation, as KataGo does (docs/search.md, *Exploration scaled by the values' spread*), "
-                   "rather than from the evaluation alone.")
+                   "evaluation, as KataGo does (docs/search.md, *First-play urgency from the mean*), rather than "
+                   "from the evaluation alone.")
 @click.option("--random-symmetry", is_flag=True,
               help="Evaluate each position under one of the board's 8 symmetries drawn at random, as KataGo's "
                    "nnRandomize does, so that one orientation's errors do not repeat through the tree [default: "

@@ -41,7 +41,7 @@ class SearchConfig:
     A Gumbel search starts from a fresh root (the schedule counts its own simulations), takes no
     Dirichlet noise and needs a visit limit.
 
-    ``c_puct_stdev_scale`` (0: off; KataGo 0.85) scales ``c_puct`` at each node by the spread of the values
+    ``c_puct_stdev_scale`` (0: off; 0.85 as KataGo's) scales ``c_puct`` at each node by the spread of the values
     backed up through it (KataGo's utility-stdev-scaled exploration, :func:`engine.search.tree.exploration_factor`):
     the search widens where the values disagree and reads deeper where they agree.
 
@@ -55,11 +55,11 @@ class SearchConfig:
     """
 
     c_puct: float = 1.25
-    c_puct_stdev_scale: float = 0.0
+    c_puct_stdev_scale: float = 0.85
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
     fpu_value: float | None = None
-    fpu_from_mean: bool = False
+    fpu_from_mean: bool = True
     batch_size: int = 16
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
@@ -81,15 +81,16 @@ class SearchConfig:
 
     def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
         """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:
-        c_puct ``ROLLOUT_C_PUCT``, no first-play reduction, one leaf per step (exact MCTS).
+        c_puct ``ROLLOUT_C_PUCT``, no first-play reduction, one leaf per step (exact MCTS), plain UCT exploration
+        (no spread scaling, no first-play value from the mean).
 
         ``try_every_move``: an unvisited move counts as a win (``fpu_value`` 1), so every move is tried
         once before any is tried twice, as UCT does. Otherwise an unvisited move takes its parent's
         evaluation, one random playout: when that playout was lost, the first move tried that did not
         look lost takes every later visit (the ``mcts-rollouts`` yardstick plays so, and ratings against
         it stay comparable only if it keeps playing so)."""
-        return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1,
-                       fpu_value=1.0 if try_every_move else None)
+        return replace(self, c_puct=ROLLOUT_C_PUCT, fpu_reduction=0.0, batch_size=1, c_puct_stdev_scale=0.0,
+                       fpu_from_mean=False, fpu_value=1.0 if try_every_move else None)
 
     def alpha_for(self, legal_moves: int) -> float:
         if self.dirichlet_alpha is not None:

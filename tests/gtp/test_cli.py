@@ -97,10 +97,11 @@ def test_the_search_keeps_its_own_eyes_unless_told(monkeypatch: pytest.MonkeyPat
     assert config.player.search.keep_own_eyes == keeps
 
 
-@pytest.mark.parametrize("args,settings", [([], (0.0, False)), (["--c-puct-stdev-scale", "0.85"], (0.85, False)),
-                                           (["--fpu-from-mean"], (0.0, True))])
-def test_the_exploration_follows_the_values_only_when_told(monkeypatch: pytest.MonkeyPatch, args: list[str],
-                                                           settings: tuple[float, bool]) -> None:
+@pytest.mark.parametrize("args,settings", [([], (0.85, True)), (["--c-puct-stdev-scale", "0"], (0.0, True)),
+                                           (["--no-fpu-from-mean"], (0.85, False)),
+                                           (["--c-puct-stdev-scale", "0.5", "--no-fpu-from-mean"], (0.5, False))])
+def test_the_exploration_follows_the_values_unless_told_not_to(monkeypatch: pytest.MonkeyPatch, args: list[str],
+                                                               settings: tuple[float, bool]) -> None:
     search = served_config(monkeypatch, *args).player.search
     assert (search.c_puct_stdev_scale, search.fpu_from_mean) == settings
 

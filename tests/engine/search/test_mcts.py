@@ -170,11 +170,29 @@ def test_finds_a_gomoku_five() -> None:
     assert result.value > 0.8
 
 
-def test_blocks_an_open_four_in_the_making() -> None:
+class NoisyValues(Uniform):
+    """Uniform priors; values drawn uniformly from [-0.2, 0.2], a network that knows nothing but is not constant."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = np.random.default_rng(0)
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        values = self.rng.uniform(-0.2, 0.2, len(positions)).astype(np.float32)
+        return super().evaluate(positions, legal)._replace(values=values)
+
+
+@pytest.mark.parametrize("evaluator,config", [
+    (NoisyValues, SearchConfig(batch_size=4)),
+    # values all 0 leave the spread-scaled exploration no spread: it shrinks c_puct to 15% and the search stops
+    # trying new moves, so this case searches its constant evaluator with plain PUCT
+    (Uniform, SearchConfig(batch_size=4, c_puct_stdev_scale=0.0, fpu_from_mean=False)),
+])
+def test_blocks_an_open_four_in_the_making(evaluator: type[Uniform], config: SearchConfig) -> None:
     """Black threatens 4 in a row on 6x6 (k=4): white must block at once; a guiding prior is not needed."""
     game = _game(Rules.gomoku(6, 4), ["B2", "F6", "C3", "F5"])  # black has B2-C3 on the diagonal
     game.play(gtp_to_action("D4", 6))  # three on the diagonal, A1 and E5 both open
-    result = Search(game, Uniform(), SearchConfig(batch_size=4), seed=0).run(3000)
+    result = Search(game, evaluator(), config, seed=0).run(3000)
     assert result.best_action in (gtp_to_action("A1", 6), gtp_to_action("E5", 6))
 
 
