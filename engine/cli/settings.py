@@ -12,9 +12,9 @@ from gtp.config import GtpConfig
 from training.match_config import MatchConfig
 from training.selfplay_config import SelfPlayConfig
 
-__all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "GTP_STDEV_SCALE", "MATCH_VISITS", "MATCH_GAMES",
-           "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "MATCH_HANDICAP",
-           "MATCH_HANDICAP_TAKER", "SELFPLAY_VISITS",
+__all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "GTP_STDEV_SCALE", "GTP_LCB_STDEVS",
+           "GTP_LCB_MIN_VISIT_SHARE", "MATCH_VISITS", "MATCH_GAMES", "MATCH_PARALLEL_GAMES", "MATCH_BATCH",
+           "MATCH_OPENING_MOVES", "MATCH_RESIGN_THRESHOLD", "MATCH_HANDICAP", "MATCH_HANDICAP_TAKER", "SELFPLAY_VISITS",
            "SELFPLAY_PARALLEL_GAMES", "SELFPLAY_BATCH", "SELFPLAY_RESIGN_THRESHOLD", "SELFPLAY_FORCED_PLAYOUTS",
            "SELFPLAY_GUMBEL"]
 
@@ -27,6 +27,9 @@ GTP_MOVE_SECONDS = Setting(GtpConfig, "move_seconds")
 """``engine gtp``'s bound on such a move while the controller has set no time control."""
 GTP_STDEV_SCALE = Setting(SearchConfig, "c_puct_stdev_scale")
 """``engine gtp``'s exploration scaled by the spread of the values (:attr:`SearchConfig.c_puct_stdev_scale`)."""
+GTP_LCB_STDEVS = Setting(SearchConfig, "lcb_stdevs")
+"""``engine gtp``'s move by the lower confidence bound of its value (:attr:`SearchConfig.lcb_stdevs`)."""
+GTP_LCB_MIN_VISIT_SHARE = Setting(SearchConfig, "lcb_min_visit_share")
 
 MATCH_VISITS = Setting(MatchConfig, "player.visits")
 """Visits a move of a model in a match (gating and rating games too)."""
