@@ -29,6 +29,8 @@ from engine.cli.settings import (
     GTP_VISITS,
     PLAYER_VISITS,
     SEARCH_FPU_FROM_MEAN,
+    SEARCH_LCB_MIN_VISIT_SHARE,
+    SEARCH_LCB_STDEVS,
     SEARCH_STDEV_SCALE,
 )
 
@@ -152,7 +154,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
                       seed: int | None, keep_own_eyes: bool = True, komi_correction: bool | None = None,
                       c_puct_stdev_scale: float = SEARCH_STDEV_SCALE.default,
                       fpu_from_mean: bool = SEARCH_FPU_FROM_MEAN.default, random_symmetry: bool = False,
-                      **own: Any) -> FrontEndConfig:
+                      lcb_stdevs: float = SEARCH_LCB_STDEVS.default,
+                      lcb_min_visit_share: float = SEARCH_LCB_MIN_VISIT_SHARE.default, **own: Any) -> FrontEndConfig:
     """The FrontEndConfig the options describe: the limits and the choice of the opening's moves go to the
     player, the hardware to the evaluator.
 
@@ -163,7 +166,8 @@ def _front_end_config(model: str | None, game: str, visits: int | None, seconds:
     from gtp.state import FrontEndConfig
 
     search = with_komi_correction(SearchConfig(batch_size=batch, keep_own_eyes=keep_own_eyes,
-                                               c_puct_stdev_scale=c_puct_stdev_scale, fpu_from_mean=fpu_from_mean),
+                                               c_puct_stdev_scale=c_puct_stdev_scale, fpu_from_mean=fpu_from_mean,
+                                               lcb_stdevs=lcb_stdevs, lcb_min_visit_share=lcb_min_visit_share),
                                   komi_correction)
     player = replace(FrontEndConfig().player, search=search, temperature_moves=temperature_moves, near_best=near_best)
     if visits is not None or seconds is not None:
@@ -208,6 +212,13 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
               help="Value an unread move from its parent's mean backed-up value blended with the parent's "
                    "evaluation, as KataGo does (docs/search.md, *First-play urgency from the mean*), rather than "
                    "from the evaluation alone.")
+@click.option("--lcb-stdevs", type=click.FloatRange(min=0), default=SEARCH_LCB_STDEVS.default, show_default=True,
+              help="Play the move whose value has the best lower confidence bound, its mean less this many standard "
+                   "errors, rather than the most visited, as Leela Zero and KataGo do (KataGo: 5; 0: off; "
+                   "docs/search.md, *Move choice by the lower confidence bound*).")
+@click.option("--lcb-min-visit-share", type=click.FloatRange(0, 1, min_open=True),
+              default=SEARCH_LCB_MIN_VISIT_SHARE.default, show_default=True,
+              help="With --lcb-stdevs: only moves with at least this share of the most visited move's visits.")
 @click.option("--random-symmetry", is_flag=True,
               help="Evaluate each position under one of the board's 8 symmetries drawn at random, as KataGo's "
                    "nnRandomize does, so that one orientation's errors do not repeat through the tree [default: "
@@ -223,8 +234,8 @@ def _size_threads(config: FrontEndConfig, threads: int) -> None:
                  visits_default=f"{GTP_VISITS.default}, stopping at {GTP_MOVE_SECONDS.default:g} s if that comes "
                                 "first, unless the controller sets a time control")
 def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float | None, ponder: bool,
-                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, random_symmetry: bool,
-                gtp_name: str,
+                fill_own_eyes: bool, c_puct_stdev_scale: float, fpu_from_mean: bool, lcb_stdevs: float,
+                lcb_min_visit_share: float, random_symmetry: bool, gtp_name: str,
                 gtp_version: str | None, level: str | None,
                 resign_threshold: float | None, resign_consecutive: int | None, resign_min_score: float | None,
                 no_resign: bool, model: str | None, visits: int | None,
@@ -251,8 +262,9 @@ def gtp_command(game: str, size: int | None, rules_text: str | None, komi: float
         visits, move_seconds = GTP_VISITS.default, GTP_MOVE_SECONDS.default
     config = _front_end_config(model, game, visits, seconds, batch, temperature_moves, near_best, device, dtype,
                                runtime, seed, not fill_own_eyes, komi_correction, c_puct_stdev_scale, fpu_from_mean,
-                               random_symmetry=random_symmetry, size=size, rules=rules_text, komi=komi, ponder=ponder,
-                               move_seconds=move_seconds, name=gtp_name, version=gtp_version)
+                               random_symmetry=random_symmetry, lcb_stdevs=lcb_stdevs,
+                               lcb_min_visit_share=lcb_min_visit_share, size=size, rules=rules_text, komi=komi,
+                               ponder=ponder, move_seconds=move_seconds, name=gtp_name, version=gtp_version)
     config = replace(config, player=_resignation(_at_level(config.player, level), resign_threshold,
                                                  resign_consecutive, resign_min_score, no_resign))
     try:

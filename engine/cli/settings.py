@@ -13,6 +13,7 @@ from training.match_config import MatchConfig
 from training.selfplay_config import SelfPlayConfig
 
 __all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "SEARCH_STDEV_SCALE", "SEARCH_FPU_FROM_MEAN",
+           "SEARCH_LCB_STDEVS", "SEARCH_LCB_MIN_VISIT_SHARE",
            "MATCH_VISITS", "MATCH_GAMES", "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES",
            "MATCH_RESIGN_THRESHOLD", "MATCH_HANDICAP", "MATCH_HANDICAP_TAKER", "SELFPLAY_VISITS",
            "SELFPLAY_PARALLEL_GAMES", "SELFPLAY_BATCH", "SELFPLAY_RESIGN_THRESHOLD", "SELFPLAY_FORCED_PLAYOUTS",
@@ -29,6 +30,9 @@ SEARCH_STDEV_SCALE = Setting(SearchConfig, "c_puct_stdev_scale")
 """The front ends' exploration scaled by the spread of the values (:attr:`SearchConfig.c_puct_stdev_scale`)."""
 SEARCH_FPU_FROM_MEAN = Setting(SearchConfig, "fpu_from_mean")
 """The front ends' first-play value from the parent's mean (:attr:`SearchConfig.fpu_from_mean`)."""
+SEARCH_LCB_STDEVS = Setting(SearchConfig, "lcb_stdevs")
+"""The front ends' move by the lower confidence bound of its value (:attr:`SearchConfig.lcb_stdevs`)."""
+SEARCH_LCB_MIN_VISIT_SHARE = Setting(SearchConfig, "lcb_min_visit_share")
 
 MATCH_VISITS = Setting(MatchConfig, "player.visits")
 """Visits a move of a model in a match (gating and rating games too)."""

@@ -45,6 +45,11 @@ class SearchConfig:
     backed up through it (KataGo's utility-stdev-scaled exploration, :func:`engine.search.tree.exploration_factor`):
     the search widens where the values disagree and reads deeper where they agree.
 
+    ``lcb_stdevs`` (0: off; KataGo 5) plays, in place of the most visited move, the move whose value has the
+    highest lower confidence bound, ``q`` less that many standard errors, among the moves with at least
+    ``lcb_min_visit_share`` of the most visited move's visits (:mod:`engine.search.lcb`; KataGo 0.15, Leela
+    Zero 0.1); a Gumbel search's choice and the solver's proofs come first.
+
     ``komi_correction`` (Go): where the evaluator states the komi its values were learnt at and has a score head,
     each leaf is valued at the game's komi (White's handicap bonus included) from its predicted score and spread
     (:mod:`engine.search.komi`); off, the network's values are taken as they are.
@@ -70,6 +75,8 @@ class SearchConfig:
     gumbel_considered: int = 0
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    lcb_stdevs: float = 0.0
+    lcb_min_visit_share: float = 0.15
     keep_own_eyes: bool = True
     komi_correction: bool = True
 
@@ -78,6 +85,10 @@ class SearchConfig:
             raise ValueError("forced_playouts_k and gumbel_considered must not be negative")
         if not 0.0 <= self.c_puct_stdev_scale <= 1.0:
             raise ValueError(f"c_puct_stdev_scale must lie in [0, 1], not {self.c_puct_stdev_scale}")
+        if self.lcb_stdevs < 0:
+            raise ValueError(f"lcb_stdevs must not be negative, not {self.lcb_stdevs}")
+        if not 0.0 < self.lcb_min_visit_share <= 1.0:
+            raise ValueError(f"lcb_min_visit_share must lie in (0, 1], not {self.lcb_min_visit_share}")
 
     def for_rollouts(self, try_every_move: bool = True) -> "SearchConfig":
         """These settings as pure MCTS with the :class:`~engine.search.evaluator.RolloutEvaluator` runs:

@@ -33,6 +33,7 @@ from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.gumbel import GumbelSearch
 from engine.search.komi import at_komi, evaluator_komi, komi_shift
+from engine.search.lcb import lcb_action
 from engine.search.ownership.pool import OwnershipPool
 from engine.search.root import Root, RootShaping
 from engine.search.targets import prune_policy_target
@@ -86,8 +87,10 @@ class SearchResult:
     ``policy_target`` (``float32[N*N+1]``, sums to 1) is what self-play should learn when it is not the
     visit distribution: the pruned visits of a search with forced playouts, or a Gumbel search's
     completed-Q policy. ``gumbel_action`` is a Gumbel search's move (the halving's winner), which
-    :attr:`best_action` then returns; a Gumbel search's ``value`` is that of its improved policy
-    (:meth:`engine.search.gumbel.GumbelRoot.value`).
+    :attr:`searched_action` then returns; a Gumbel search's ``value`` is that of its improved policy
+    (:meth:`engine.search.gumbel.GumbelRoot.value`). Otherwise ``lcb_action`` is the move of the best lower
+    confidence bound on its value (:attr:`SearchConfig.lcb_stdevs`; None where that is off), which
+    :attr:`searched_action` returns in place of the most visited.
 
     The solver's proofs (:mod:`engine.search.tree`): ``proven`` (``int8[N*N+1]``) is +1 where the move is
     proven to win for the side to move, -1 where proven to lose, 0 elsewhere; ``value`` is exactly +1 / -1
@@ -111,13 +114,17 @@ class SearchResult:
     ownership: np.ndarray | None = None
     policy_target: np.ndarray | None = None
     gumbel_action: int | None = None
+    lcb_action: int | None = None
     proven: np.ndarray | None = None
     solved_action: int | None = None
 
     @property
     def searched_action(self) -> int:
-        """The search's own move: a Gumbel search's choice, else the most visited action."""
-        return self.gumbel_action if self.gumbel_action is not None else int(np.argmax(self.visits))
+        """The search's own move: a Gumbel search's choice, else the lower confidence bound's, else the most
+        visited action."""
+        if self.gumbel_action is not None:
+            return self.gumbel_action
+        return self.lcb_action if self.lcb_action is not None else int(np.argmax(self.visits))
 
     @property
     def best_action(self) -> int:
@@ -444,6 +451,10 @@ class Search:
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(tree.ints, 0, line)
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
+        cfg = self.config
+        if cfg.lcb_stdevs > 0 and "gumbel_action" not in targets and visits.any():
+            targets["lcb_action"] = lcb_action(visits, q, tree.root_value_stdevs(actions), cfg.lcb_stdevs,
+                                               cfg.lcb_min_visit_share)
         proven = np.zeros(actions, dtype=np.int8)
         proven[tree.ints[ACTION, children]] = np.where(tree.ints[VISITS, children] > 0, tree.ints[PROVEN, children], 0)
         if root_visits and tree.ints[PROVEN, 0] != 0:

@@ -67,8 +67,8 @@ from engine.core.types import BLACK
 __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN", "PROVEN", "INT_ROWS",
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "VALUE_SQUARES", "FLOAT_ROWS",
            "UNEXPANDED", "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "STDEV_PRIOR", "STDEV_PRIOR_WEIGHT",
-           "reset_tree", "exploration_factor", "select_leaves", "expand_and_backup", "compact_subtree",
-           "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
+           "reset_tree", "value_stdev", "exploration_factor", "value_stdevs", "select_leaves", "expand_and_backup",
+           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
@@ -106,22 +106,38 @@ def reset_tree(ints, floats, count):
     count[0] = 1
 
 
+@njit(cache=True, inline="always")  # inlined: selection calls it at every node it walks through
+def value_stdev(ints, floats, node):
+    """The standard deviation of the values backed up through ``node`` (at least one visit), blending
+    ``STDEV_PRIOR`` (weighing ``STDEV_PRIOR_WEIGHT`` visits) with the values' own, so that a few values that
+    happen to agree do not read as certainty."""
+    visits = ints[VISITS, node]
+    mean = floats[VALUE_SUM, node] / visits
+    squares = max(floats[VALUE_SQUARES, node] / visits, mean * mean)
+    variance = (((mean * mean + STDEV_PRIOR * STDEV_PRIOR) * STDEV_PRIOR_WEIGHT + squares * visits)
+                / (STDEV_PRIOR_WEIGHT + visits - 1.0) - mean * mean)
+    return math.sqrt(max(variance, 0.0))
+
+
 @njit(cache=True)
 def exploration_factor(ints, floats, node, stdev_scale):
     """How much more (above 1) or less (below 1) to explore below ``node`` than ``c_puct`` says, from the spread
     of the values backed up through it (KataGo's utility-stdev-scaled exploration): where the values disagree
     (a fight whose outcome turns on the reply) the search widens, where they agree it reads deeper.
 
-    ``1 + stdev_scale * (stdev / STDEV_PRIOR - 1)``, the stdev blending ``STDEV_PRIOR`` (weighing
-    ``STDEV_PRIOR_WEIGHT`` visits) with the values' own; 1 where ``stdev_scale`` is 0."""
-    visits = ints[VISITS, node]
-    if stdev_scale == 0.0 or visits <= 1:
+    ``1 + stdev_scale * (stdev / STDEV_PRIOR - 1)``, the stdev that of :func:`value_stdev`; 1 where
+    ``stdev_scale`` is 0."""
+    if stdev_scale == 0.0 or ints[VISITS, node] <= 1:
         return 1.0
-    mean = floats[VALUE_SUM, node] / visits
-    squares = max(floats[VALUE_SQUARES, node] / visits, mean * mean)
-    variance = (((mean * mean + STDEV_PRIOR * STDEV_PRIOR) * STDEV_PRIOR_WEIGHT + squares * visits)
-                / (STDEV_PRIOR_WEIGHT + visits - 1.0) - mean * mean)
-    return 1.0 + stdev_scale * (math.sqrt(max(variance, 0.0)) / STDEV_PRIOR - 1.0)
+    return 1.0 + stdev_scale * (value_stdev(ints, floats, node) / STDEV_PRIOR - 1.0)
+
+
+@njit(cache=True)
+def value_stdevs(ints, floats, first, count, out):
+    """``out[k]``: :func:`value_stdev` of node ``first + k`` for ``k < count`` (0 where unvisited)."""
+    for k in range(count):
+        node = first + k
+        out[k] = value_stdev(ints, floats, node) if ints[VISITS, node] > 0 else 0.0
 
 
 @njit(cache=True)
@@ -536,6 +552,16 @@ class Tree:
         priors[acts] = self.floats[PRIOR, children]
         return visits, pending, q, priors
 
+    def root_value_stdevs(self, actions: int) -> np.ndarray:
+        """Per action (``float32[actions]``): the spread of the values backed up through the root's child by it
+        (:func:`value_stdev`; 0 where unvisited)."""
+        stdevs = np.zeros(actions, np.float32)
+        children = self.children()
+        spread = np.zeros(children.stop - children.start, np.float32)
+        value_stdevs(self.ints, self.floats, children.start, len(spread), spread)
+        stdevs[self.ints[ACTION, children]] = spread
+        return stdevs
+
     def depths(self, actions: int) -> tuple[np.ndarray, np.ndarray]:
         """The tree's shape: its visited nodes at each depth (``int64[D + 1]``, the root at 0), and per action
         (``int64[actions]``) the depth of the deepest visited node below the root's child by it (0 where
@@ -652,5 +678,6 @@ def compile_kernels_beside_selection(position: Position) -> None:
                       np.zeros((0, 2), dtype=np.float32), np.zeros(0, dtype=np.bool_))
     _prove_parent(ints, child)
     principal_variation(ints, 0, np.zeros(2, dtype=np.int64))
+    tree.root_value_stdevs(2)
     root_children_of(ints, np.arange(2, dtype=np.int64), np.empty(2, dtype=np.int64))
     tree.reroot(0, legal[0])
