@@ -20,7 +20,17 @@ from engine.search.batching import step
 from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation
 from engine.search.mcts import Search, SearchJob, SearchResult
-from engine.search.tree import ACTION, FIRST_CHILD, NUM_CHILDREN, PARENT, PROVEN, VIRTUAL, VISITS
+from engine.search.tree import (
+    ACTION,
+    FIRST_CHILD,
+    NUM_CHILDREN,
+    PARENT,
+    PROVEN,
+    VALUE_SQUARES,
+    VALUE_SUM,
+    VIRTUAL,
+    VISITS,
+)
 
 
 class Uniform:
@@ -336,6 +346,19 @@ def test_pruning_drops_the_children_of_the_least_visited_nodes_only() -> None:
         assert (kept[children] == np.arange(old_children.start, old_children.stop)).all()
         assert (tree.ints[PARENT, children] == node).all()
     assert search.run(search.root_visits + 300).visits.sum() == search.root_visits - 1
+
+
+def test_a_reused_slot_starts_its_squares_of_values_afresh() -> None:
+    """Creating a node leaves its squares-of-values row as it was (the first backup writes it): a tree started
+    afresh over the slots of a deeper search holds at each node the squares of its own values only."""
+    search = Search(Game(Rules.go(5)), NoisyValues(), SearchConfig(batch_size=4), seed=0)
+    search.run(2000)
+    search.reset()   # the same arrays, every slot but the root's as the deeper search left it
+    search.run(300)
+    tree = search.tree
+    once = np.flatnonzero(tree.ints[VISITS, :tree.nodes] == 1)   # one value backed up: its square is the row
+    assert once.size > 50
+    assert np.allclose(tree.floats[VALUE_SQUARES, once], tree.floats[VALUE_SUM, once] ** 2)
 
 
 def test_a_tree_too_small_to_prune_is_full_and_stops() -> None:
