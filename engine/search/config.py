@@ -45,7 +45,7 @@ class SearchConfig:
     backed up through it (KataGo's utility-stdev-scaled exploration, :func:`engine.search.tree.exploration_factor`):
     the search widens where the values disagree and reads deeper where they agree.
 
-    ``lcb_stdevs`` (0: off; KataGo 5) plays, in place of the most visited move, the move whose value has the
+    ``lcb_stdevs`` (0: off; 5 as KataGo's) plays, in place of the most visited move, the move whose value has the
     highest lower confidence bound, ``q`` less that many standard errors, among the moves with at least
     ``lcb_min_visit_share`` of the most visited move's visits (:mod:`engine.search.lcb`; KataGo 0.15, Leela
     Zero 0.1); a Gumbel search's choice and the solver's proofs come first.
@@ -75,7 +75,7 @@ class SearchConfig:
     gumbel_considered: int = 0
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
-    lcb_stdevs: float = 0.0
+    lcb_stdevs: float = 5.0
     lcb_min_visit_share: float = 0.15
     keep_own_eyes: bool = True
     komi_correction: bool = True

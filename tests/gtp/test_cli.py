@@ -106,11 +106,11 @@ def test_the_exploration_follows_the_values_unless_told_not_to(monkeypatch: pyte
     assert (search.c_puct_stdev_scale, search.fpu_from_mean) == settings
 
 
-@pytest.mark.parametrize("args,settings", [([], (0.0, 0.15)), (["--lcb-stdevs", "5"], (5.0, 0.15)),
+@pytest.mark.parametrize("args,settings", [([], (5.0, 0.15)), (["--lcb-stdevs", "0"], (0.0, 0.15)),
                                            (["--lcb-stdevs", "3", "--lcb-min-visit-share", "0.1"], (3.0, 0.1))])
-def test_the_move_follows_the_lower_confidence_bound_only_when_told(monkeypatch: pytest.MonkeyPatch,
-                                                                    args: list[str],
-                                                                    settings: tuple[float, float]) -> None:
+def test_the_move_follows_the_lower_confidence_bound_unless_told_not_to(monkeypatch: pytest.MonkeyPatch,
+                                                                        args: list[str],
+                                                                        settings: tuple[float, float]) -> None:
     search = served_config(monkeypatch, *args).player.search
     assert (search.lcb_stdevs, search.lcb_min_visit_share) == settings
 

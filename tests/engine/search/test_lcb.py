@@ -56,7 +56,7 @@ def test_a_well_read_runner_up_with_a_better_lower_bound_is_played() -> None:
     children = {LEADER: SPLIT_LEADER, RUNNER_UP: STEADY_RUNNER_UP}
     on = _result(SearchConfig(lcb_stdevs=5.0), children)
     assert (on.lcb_action, on.best_action) == (RUNNER_UP, RUNNER_UP)
-    off = _result(SearchConfig(), children)
+    off = _result(SearchConfig(lcb_stdevs=0.0), children)
     assert (off.lcb_action, off.best_action) == (None, LEADER)
 
 
@@ -76,7 +76,7 @@ def test_a_move_below_the_visit_share_is_never_played(stdevs: float) -> None:
 
 def test_off_plays_the_most_visited_move_of_a_real_search() -> None:
     game = Game(Rules.go(5, "chinese"))
-    off = Search(game, FixedPriors(RUNNER_UP, 0.5), SearchConfig(batch_size=4), seed=1).run(120)
+    off = Search(game, FixedPriors(RUNNER_UP, 0.5), SearchConfig(batch_size=4, lcb_stdevs=0.0), seed=1).run(120)
     assert off.lcb_action is None
     assert off.searched_action == int(np.argmax(off.visits)) == RUNNER_UP
     only_the_most_visited = SearchConfig(batch_size=4, lcb_stdevs=5.0, lcb_min_visit_share=1.0)
