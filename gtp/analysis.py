@@ -194,10 +194,13 @@ def parse_analyze(args: tuple[str, ...], to_play: Color, kata: bool, size: int) 
 
 
 def candidates(result: SearchResult, minmoves: int = 0, maxmoves: int | None = None) -> list[int]:
-    """Visited moves by visits (ties by prior), then unvisited ones by prior until ``minmoves``; the first
-    ``maxmoves`` of them (None: all)."""
+    """The move the search would play first (:attr:`SearchResult.best_action`: the solver's, the lower
+    confidence bound's or the most visited, as KataGo's order 0 is its move), then the other visited moves by
+    visits (ties by prior), then unvisited ones by prior until ``minmoves``; the first ``maxmoves`` of them
+    (None: all)."""
     visited = np.flatnonzero(result.visits > 0)
-    order = sorted(visited.tolist(), key=lambda a: (-result.visits[a], -result.priors[a], a))
+    best = result.best_action
+    order = sorted(visited.tolist(), key=lambda a: (a != best, -result.visits[a], -result.priors[a], a))
     if len(order) < minmoves:
         rest = np.flatnonzero((result.visits <= 0) & (result.priors > 0))
         order += sorted(rest.tolist(), key=lambda a: (-result.priors[a], a))[:minmoves - len(order)]

@@ -206,3 +206,18 @@ def test_maxmoves_zero_writes_no_line_and_interval_takes_fractions() -> None:
     first, second, _ = responses(session.finish())
     assert first == ("=", None, "") and second[2].count("info ") >= 1
     assert all(line.count("info move") == 1 for line in second[2].split("\n") if line)
+
+
+def test_the_move_the_search_would_play_is_order_0() -> None:
+    """KataGo's order 0 is its move: where the lower confidence bound plays a move with fewer visits than the
+    most visited, analysis lists that move first, then the others by visits."""
+    from types import SimpleNamespace
+
+    from gtp.analysis import candidates
+
+    visits = np.array([0, 40, 50, 10, 0], np.float32)
+    priors = np.array([0.1, 0.2, 0.3, 0.2, 0.2], np.float32)
+    by_bound = SimpleNamespace(visits=visits, priors=priors, best_action=1)
+    assert candidates(by_bound) == [1, 2, 3]  # type: ignore[arg-type]
+    by_visits = SimpleNamespace(visits=visits, priors=priors, best_action=2)
+    assert candidates(by_visits, minmoves=5) == [2, 1, 3, 4, 0]  # type: ignore[arg-type]
