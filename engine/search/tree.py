@@ -609,23 +609,19 @@ class Tree:
         anew (the evaluation cache usually holds it). Returns ``old_of_new`` as :meth:`reroot` does; None, and
         ``full`` set, where nothing can be freed (a capacity below the root's own children)."""
         started = time.perf_counter()
-        count, ints, room = self.nodes, self.ints, self.allocated // 2
-        root_children = self.children()
-        if 1 + root_children.stop - root_children.start > room:
+        ints, root_children = self.ints, self.children()
+        base = 1 + root_children.stop - root_children.start  # the root and its children: always kept
+        if base > self.allocated // 2:
             self.full = True  # the leaf that found no room stays unexpanded; its value was backed up
             return None
-        expanded = np.flatnonzero(ints[FIRST_CHILD, 1:count] >= 0) + 1
+        expanded = np.flatnonzero(ints[FIRST_CHILD, 1:self.nodes] >= 0) + 1
         # the nodes kept at bound t: the root, its children, and the children of every expanded node with at
         # least t visits (whose ancestors have more, so are kept too)
         children_at = np.bincount(ints[VISITS, expanded], weights=ints[NUM_CHILDREN, expanded], minlength=1)
-        kept = 1 + root_children.stop - root_children.start + np.cumsum(children_at[::-1])[::-1]
-        fits = np.flatnonzero(kept <= room)
+        fits = np.flatnonzero(base + np.cumsum(children_at[::-1])[::-1] <= self.allocated // 2)
         bound = int(fits[0]) if fits.size else children_at.size
         everything = np.ones(int(ints[ACTION, root_children].max(initial=0)) + 1, dtype=np.bool_)
-        out_ints, out_floats = _zeroed(self.ints), _zeroed(self.floats)
-        old_of_new = np.empty(out_ints.shape[1], dtype=np.int64)
-        compact_subtree(ints, self.floats, 0, everything, bound, out_ints, out_floats, self.count, old_of_new)
-        self.ints, self.floats = out_ints, out_floats
+        old_of_new = self._compact(0, everything, bound)
         self.prunings += 1
         self.last_prune = time.perf_counter() - started
         self.growth_seconds += self.last_prune
@@ -643,9 +639,14 @@ class Tree:
         """Keep only ``child``'s subtree, with ``child`` as the root (0: the root itself) keeping the children whose
         action ``root_legal`` (``bool[A]``) allows. Returns ``old_of_new`` (``int64[allocated]``): the old index of
         each node that stays."""
+        return self._compact(child, root_legal, 0)
+
+    def _compact(self, new_root: int, root_legal: np.ndarray, min_visits: int) -> np.ndarray:
+        """:func:`compact_subtree` into fresh arrays, which replace these; ``old_of_new`` as it leaves it."""
         ints, floats = _zeroed(self.ints), _zeroed(self.floats)
         old_of_new = np.empty(ints.shape[1], dtype=np.int64)
-        compact_subtree(self.ints, self.floats, child, root_legal, 0, ints, floats, self.count, old_of_new)
+        compact_subtree(self.ints, self.floats, new_root, root_legal, min_visits, ints, floats, self.count,
+                        old_of_new)
         self.ints, self.floats = ints, floats
         return old_of_new
 
