@@ -159,7 +159,7 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
     Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end, the root's visits a second
-    over the first and the last periods, the periods whose search stopped early (a full tree), errors. The tree
+    in every period and over the first periods once settled (torch's network, not the start-up one) and the last, the periods whose search stopped early (a full tree), errors. The tree
     fills to its bound and is pruned, and a new game empties it, so memory swings from period to period: its
     growth over the session is the median of the second half's periods against the first half's."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
@@ -167,6 +167,7 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
         engine.ask(f"boardsize {size}")
         colors, moves, rates, errors, memory, stalled = ("b", "w"), 0, [], [], [], 0
         first_memory: int | None = None
+        settled_at = 0   # the first period after start-up: where the speed at the start is read
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
             color = colors[moves % 2]
@@ -178,7 +179,7 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             errors.extend(odd)
             memory.append(resident_bytes(engine.pid))
             if first_memory is None and time.perf_counter() - started >= min(_SETTLE_SECONDS, seconds - period):
-                first_memory = memory[-1]
+                first_memory, settled_at = memory[-1], len(rates)
             moves = moves + 1 if then != "clear_board" and top and top.lower() != "pass" else 0
             if top.lower() == "pass":
                 engine.ask("clear_board")
@@ -189,10 +190,12 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
         engine.close()
     first_memory = first_memory or last_memory
     start_from, edge = _edges(len(rates))
+    start_from = min(max(start_from, settled_at), max(len(rates) - edge, 0))
     return {"seconds": time.perf_counter() - started, "periods": len(rates),
             "rss_first_mb": first_memory / 2**20, "rss_last_mb": last_memory / 2**20,
             "rss_growth": last_memory / first_memory - 1, "rss_mb_by_period": [b / 2**20 for b in memory],
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
-            "visits_per_s_end": statistics.median(rates[-edge:]), "stalled_periods": stalled, "errors": errors,
-            "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
+            "visits_per_s_end": statistics.median(rates[-edge:]), "visits_per_s_by_period": rates,
+            "speed_start_period": start_from,
+            "stalled_periods": stalled, "errors": errors, "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
             / statistics.median(memory[:max(len(memory) // 2, 1)]) - 1}

@@ -31,10 +31,18 @@ def test_an_engine_that_cannot_start_fails_the_soak() -> None:
         soak_games(2, 5, 2, 0, ["--no-such-option"])
 
 
-def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits() -> None:
-    result = soak_analyze(12.0, 3.0, 9, 2, [])   # periods of 3 s: a loaded machine still streams several lines
+def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.soak as soak
+
+    monkeypatch.setattr(soak, "_SETTLE_SECONDS", 7.0)
+    result = soak_analyze(15.0, 3.0, 9, 2, [])   # periods of 3 s: a loaded machine still streams several lines
     assert result["periods"] >= 3 and result["errors"] == []
     assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
+    rates = result["visits_per_s_by_period"]
+    assert len(rates) == result["periods"]
+    start = result["speed_start_period"]   # once settled: the third period at the earliest (two end before 7 s)
+    edge = max(1, (len(rates) - 1) // 2)
+    assert start >= 2 and result["visits_per_s_start"] == statistics.median(rates[start:start + edge])
     assert len(result["rss_mb_by_period"]) == result["periods"] and min(result["rss_mb_by_period"]) > 20
     by_period, half = result["rss_mb_by_period"], result["periods"] // 2
     assert result["rss_growth_second_half"] == pytest.approx(
