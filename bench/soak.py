@@ -158,8 +158,9 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
                  progress: Callable[[float], None] | None = None) -> dict[str, Any]:
     """``seconds`` of ``kata-analyze`` on one ``engine gtp --ponder GTP_ARGS`` process: each ``period`` seconds of
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
-    Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end, the root's visits a second
-    in every period and over the first periods once settled (torch's network, not the start-up one) and the last, the periods whose search stopped early (a full tree), errors. The tree
+    Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end; the root's visits a second
+    in every period, over the first periods once settled (torch's network, not the start-up one) and over the
+    last; the periods whose search stopped early (a full tree); errors. The tree
     fills to its bound and is pruned, and a new game empties it, so memory swings from period to period: its
     growth over the session is the median of the second half's periods against the first half's."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
@@ -197,5 +198,6 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
             "visits_per_s_end": statistics.median(rates[-edge:]), "visits_per_s_by_period": rates,
             "speed_start_period": start_from,
-            "stalled_periods": stalled, "errors": errors, "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
+            "stalled_periods": stalled, "errors": errors,
+            "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
             / statistics.median(memory[:max(len(memory) // 2, 1)]) - 1}
