@@ -30,6 +30,13 @@ Global features
 
 The history features need the moves: a Position knows its last moves from its
 ring of recent boards, up to the moves it has played since its setup.
+
+Under area scoring where a pass does not concede the dead stones on the board
+(KataGo's ``friendlyPassOk``: the player removes them when it scores, as the
+front ends do), a position whose last move was a pass shows no history at all:
+no last moves, no passes, no "a pass would end the game", and the ladder planes
+of the board now in place of the earlier boards'. KataGo hides it so, so that
+the network does not read a pass back as the end of a game that its rules play on.
 """
 
 from __future__ import annotations
@@ -100,10 +107,11 @@ def rule_features(rules: Rules) -> np.ndarray:
 @njit(cache=True)
 def katago_kernel(
     cells, info, action_point, point_action, width, zobrist, empty_cells, banned, area_features, suicide, rule_rows,
-    out,
+    hide_after_pass, out,
 ):
     """Fill ``out[B, 41, N*N]`` (zeroed) with the features of the module docstring. ``rule_rows[2, 19]``:
-    the rules' global features for black and white to move; ``zobrist``, ``empty_cells``: the geometry's."""
+    the rules' global features for black and white to move; ``zobrist``, ``empty_cells``: the geometry's;
+    ``hide_after_pass``: a position whose last move was a pass shows no history (see the module docstring)."""
     points = action_point.shape[0]
     area = np.zeros(cells.shape[2], np.int16)
     code = np.empty(points, np.int16)
@@ -125,7 +133,8 @@ def katago_kernel(
         mark_ko(info[b], point_action, banned, b, out[b, 6])
 
         ring = info[b, RING]
-        known = min(info[b, MOVES], HISTORY_MOVES)
+        hidden = hide_after_pass and info[b, PASSES] >= 1
+        known = 0 if hidden else min(info[b, MOVES], HISTORY_MOVES)
         for t in range(1, known + 1):
             newer = STONES if t == 1 else HISTORY + (ring - t + 1 + HISTORY_LEN) % HISTORY_LEN
             older = HISTORY + (ring - t + HISTORY_LEN) % HISTORY_LEN
@@ -140,13 +149,13 @@ def katago_kernel(
             elif found >= 0:
                 out[b, 8 + t, found] = 1.0
 
-        ladder_features(cells[b], info[b], zobrist, empty_cells, width, action_point, out[b, 14:18])
+        ladder_features(cells[b], info[b], zobrist, empty_cells, width, action_point, known, out[b, 14:18])
 
         row = 1 if me == WHITE else 0
         for g in range(5, GLOBAL_FEATURES):
             if rule_rows[row, g] != 0.0:
                 out[b, SPATIAL_FEATURES + g, :] = rule_rows[row, g]
-        if info[b, PASSES] >= 1:
+        if info[b, PASSES] >= 1 and not hidden:
             out[b, SPATIAL_FEATURES + 14, :] = 1.0
 
         if area_features:
@@ -162,7 +171,8 @@ def katago_kernel(
 
 class KataGoEncoder(Encoder):
     """KataGo's version 7 input features (see the module docstring). ``pass_alive_suicide``: compute the
-    pass-alive area as if suicide were legal (what a network's file may ask for).
+    pass-alive area as if suicide were legal (what a network's file may ask for); ``friendly_pass``: KataGo's
+    ``friendlyPassOk`` (off: a pass after a pass ends the game on the board as it stands, as Tromp-Taylor).
 
     The komi and the rules are inputs: positions are encoded under their own rules (a game whose komi
     changed after the encoder was made reads its new komi), arrays without rules under the encoder's.
@@ -175,9 +185,10 @@ class KataGoEncoder(Encoder):
     uses_ko = True
     rows = ROWS
 
-    def __init__(self, rules: Rules, pass_alive_suicide: bool = False) -> None:
+    def __init__(self, rules: Rules, pass_alive_suicide: bool = False, friendly_pass: bool = True) -> None:
         super().__init__(rules)
         self.pass_alive_suicide = pass_alive_suicide
+        self.friendly_pass = friendly_pass
         self.suicide = bool(rules.suicide or pass_alive_suicide)
         self._rule_rows = rule_features(rules)
         self._by_rules: dict[Rules, KataGoEncoder] = {rules: self}
@@ -192,7 +203,7 @@ class KataGoEncoder(Encoder):
     def _under(self, rules: Rules) -> "KataGoEncoder":
         """This encoder for ``rules`` (another komi or ko rule; the game and size are checked when encoding)."""
         if rules not in self._by_rules:
-            self._by_rules[rules] = KataGoEncoder(rules, self.pass_alive_suicide)
+            self._by_rules[rules] = KataGoEncoder(rules, self.pass_alive_suicide, self.friendly_pass)
         return self._by_rules[rules]
 
     def _fill(self, cells: np.ndarray, info: np.ndarray, banned: np.ndarray, out: np.ndarray) -> None:
@@ -209,5 +220,6 @@ class KataGoEncoder(Encoder):
             self.rules.scoring == "area",
             self.suicide,
             self._rule_rows,
+            self.friendly_pass and self.rules.scoring == "area",
             out,
         )

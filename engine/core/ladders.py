@@ -36,7 +36,6 @@ from engine.core.board import (
     KO,
     LEGAL,
     LIBS,
-    MOVES,
     NEXT,
     RING,
     SIZE,
@@ -480,11 +479,11 @@ def _ko_left(cells, older, newer):
 
 
 @njit(cache=True)
-def ladder_features(cells, info, zobrist, empty_cells, W, action_point, out):
+def ladder_features(cells, info, zobrist, empty_cells, W, action_point, moves, out):
     """Fill ``out[4, A]`` (float32, zeroed) with KataGo's ladder planes of the position ``cells``/``info``:
     0, 1, 2: the stones of laddered chains now, one move ago and two moves ago (the board now where the
-    position has no such move); 3: the working moves against the two-liberty chains of the player not to
-    move. ``empty_cells``: the geometry's empty board."""
+    last ``moves`` moves do not reach back so far); 3: the working moves against the two-liberty chains of the
+    player not to move. ``empty_cells``: the geometry's empty board."""
     scratch = cells[: HISTORY + 1].copy()
     scratch[HISTORY] = cells[STONES]
     scratch_info = info.copy()
@@ -492,11 +491,11 @@ def ladder_features(cells, info, zobrist, empty_cells, W, action_point, out):
     _ladder_plane(scratch, scratch_info, zobrist, W, action_point, out, 0, 3)
     ring = info[RING]
     for back in (1, 2):
-        if info[MOVES] < back:
+        if moves < back:
             out[back] = out[back - 1]
             continue
         stones = cells[HISTORY + (ring - back + HISTORY_LEN) % HISTORY_LEN]
         board, board_info = _rebuilt(empty_cells, zobrist, W, stones)
-        if info[MOVES] >= back + 1:
+        if moves >= back + 1:
             board_info[KO] = _ko_left(board, cells[HISTORY + (ring - back - 1 + HISTORY_LEN) % HISTORY_LEN], stones)
         _ladder_plane(board, board_info, zobrist, W, action_point, out, back, -1)

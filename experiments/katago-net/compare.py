@@ -76,7 +76,8 @@ def random_moves(size: int, count: int, seed: int) -> list[str]:
 
 
 def positions() -> list[tuple[str, int, float, list[str]]]:
-    """(name, size, komi, moves): openings, middle games, a ladder, an endgame with pass-alive walls."""
+    """(name, size, komi, moves): openings, middle games, a ladder, an endgame with pass-alive walls, and
+    positions whose last move is a pass (where KataGo hides the history from the network)."""
     chosen = [
         ("empty 19x19", 19, 7.5, []),
         ("empty 19x19 komi 6.5", 19, 6.5, []),
@@ -105,6 +106,10 @@ def positions() -> list[tuple[str, int, float, list[str]]]:
                 random_moves(size, count, seed=size * 1000 + count),
             )
         )
+    for size, count, komi in ((19, 31, 7.5), (9, 25, 7.0)):
+        moves = random_moves(size, count, seed=size * 1000 + count)
+        chosen.append((f"random {count} moves {size}x{size} komi {komi}, pass", size, komi, [*moves, "pass"]))
+    chosen.append(("walls 9x9, pass", 9, 7.5, [*ENDGAME_9, "pass"]))
     return chosen
 
 
@@ -189,7 +194,8 @@ def main() -> int:
     )
     table, worst = [], {"winrate": 0.0, "lead": 0.0, "policy": 0.0, "ownership": 0.0}
     try:
-        katago.send("kata-set-rules tromp-taylor")
+        # KataGo plays under the rules ours reports, friendlyPassOk (ours removes dead stones when it scores) included
+        katago.send(f"kata-set-rules {ours.send('kata-get-rules')}")
         for name, size, komi, moves in positions():
             answers = []
             for engine in (ours, katago):

@@ -52,8 +52,8 @@ def _ones(plane: np.ndarray) -> set[int]:
     return set(np.flatnonzero(plane).tolist())
 
 
-def _encode(game: Game) -> np.ndarray:
-    return _flat(KataGoEncoder(game.rules).encode(game))
+def _encode(game: Game, friendly_pass: bool = True) -> np.ndarray:
+    return _flat(KataGoEncoder(game.rules, friendly_pass=friendly_pass).encode(game))
 
 
 def test_shape_and_the_on_board_plane() -> None:
@@ -103,9 +103,37 @@ def test_a_pass_is_a_global_not_a_history_point() -> None:
     game = Game(Rules.parse(RULES))
     game.play(gtp_to_action("D4", SIZE))
     game.play(SIZE * SIZE)  # pass
+    planes = _encode(game, friendly_pass=False)
+    assert (planes[SPATIAL_FEATURES + 0] == 1.0).all()
+    assert (planes[SPATIAL_FEATURES + 14] == 1.0).all()  # a pass now would end the game
+    assert not planes[9].any()
+    assert _ones(planes[10]) == _points("D4")
+
+
+def test_a_friendly_pass_under_area_scoring_hides_the_history() -> None:
+    game = game_from_diagram(KO, RULES, to_play="B")
+    for vertex in ("D5", "A1", "B1", "A2"):
+        game.play(gtp_to_action(vertex, SIZE))
+    game.play(SIZE * SIZE)  # pass: White may not yet retake the ko, Black's last moves are history
+    shown, hidden = _encode(game, friendly_pass=False), _encode(game)
+    assert shown[9:14].any() and shown[SPATIAL_FEATURES:SPATIAL_FEATURES + 5].any()
+    assert not hidden[9:14].any()
+    assert not hidden[SPATIAL_FEATURES:SPATIAL_FEATURES + 5].any()
+    assert not hidden[SPATIAL_FEATURES + 14].any()
+    # the ladder planes of the earlier boards are the board now's
+    np.testing.assert_array_equal(hidden[15], hidden[14])
+    np.testing.assert_array_equal(hidden[16], hidden[14])
+    # everything else is read alike
+    rest = [p for p in range(shown.shape[0]) if p not in (*range(9, 14), 15, 16, *range(22, 27), 36)]
+    np.testing.assert_array_equal(hidden[rest], shown[rest])
+
+
+def test_territory_scoring_shows_the_history_after_a_pass() -> None:
+    game = Game(Rules.parse(f"japanese size={SIZE}"))
+    game.play(gtp_to_action("D4", SIZE))
+    game.play(SIZE * SIZE)
     planes = _encode(game)
     assert (planes[SPATIAL_FEATURES + 0] == 1.0).all()
-    assert not planes[9].any()
     assert _ones(planes[10]) == _points("D4")
 
 

@@ -101,7 +101,8 @@ def test_features_mark_the_laddered_stones_and_the_working_moves() -> None:
     geo = geometry(9)
     out = np.zeros((4, 81), np.float32)
     position = game.position
-    ladder_features(position.cells, position.info, geo.zobrist, geo.empty_cells, geo.width, geo.action_point, out)
+    ladder_features(position.cells, position.info, geo.zobrist, geo.empty_cells, geo.width, geo.action_point, 0,
+                    out)
     d5, e5 = gtp_to_action("D5", 9), gtp_to_action("E5", 9)
     assert np.flatnonzero(out[0]).tolist() == [d5]
     assert np.flatnonzero(out[3]).tolist() == [e5]
