@@ -284,8 +284,9 @@ def gomocup_command(model: str | None, visits: int | None, seconds: float | None
                     runtime: str, seed: int | None, log_level: str) -> None:
     """Speak the Gomocup (Piskvork) protocol on stdin/stdout for Gomoku managers and tournaments.
 
-    The board size comes with START; INFO rule 1 selects exactly-five
-    (standard) rules, 4 renju, otherwise five or more win (freestyle). Times from INFO
+    The board size comes with START; INFO rule picks the rules by Gomocup's and
+    Yixin-Board's codes (0 freestyle, 1 exactly five, 2 and 4 renju, 5 swap1,
+    6 swap2; any other is refused with ERROR). Times from INFO
     (timeout_turn, timeout_match, time_left) limit each move. The network runs
     on numpy by default (--runtime numpy): Gomocup limits a brain's memory
     (350 MB in its 2024 fast games) and importing torch alone takes most of it.
