@@ -2,6 +2,7 @@
 Gomocup brain, each workload run alternately on A and B, the median of the runs and B's ratio to A.
 
     python experiments/speed-ab/ab.py A_DIR B_DIR --rounds 3 --core 0 --json results/NAME.json
+        [--only WORKLOAD ...] [--gomocup-model PATH]
 
 Each run is ``python -m engine ...`` with ``PYTHONPATH`` set to the checkout, pinned to ``--core`` with
 ``taskset``; numba's caches are warmed by one untimed round first.
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
+import re
 import statistics
 import subprocess
 import sys
@@ -43,38 +46,64 @@ def run_bench(tree: Path, core: int, args: list[str], key: str) -> float:
     return float(json.loads(done.stdout.strip().splitlines()[-1])[key])
 
 
-def gomocup_moves_per_s(tree: Path, core: int) -> float:
-    """``engine gomocup --visits 400`` playing black on 15x15 against replies on the first free point of the
-    board: its moves a second over :data:`GOMOCUP_MOVES` moves after its first (which loads the network)."""
+def gomocup_positions(count: int, seed: int = 0) -> list[list[tuple[int, int, int]]]:
+    """``count`` freestyle 15x15 positions of 10, 12, ... stones drawn in the centre's 7x7 with no five on the
+    board, as ``BOARD`` lines (x, y, 1 for the brain's stones, 2 for the opponent's), the brain to move."""
+    from engine.core.game import Game
+    from engine.core.rules import Rules
+
+    rng = random.Random(seed)
+    positions: list[list[tuple[int, int, int]]] = []
+    while len(positions) < count:
+        stones = 10 + 2 * len(positions)
+        game = Game(Rules.gomoku(15))
+        centre = [y * 15 + x for y in range(4, 11) for x in range(4, 11)]
+        rng.shuffle(centre)
+        for action in centre[:stones]:
+            if game.is_over:
+                break
+            game.play(action)
+        if game.is_over or len(game.moves) != stones:
+            continue
+        mover = game.to_play
+        positions.append([(move.action % 15, move.action // 15, 1 if move.color == mover else 2)
+                          for move in game.moves])
+    return positions
+
+
+def gomocup_moves_per_s(tree: Path, core: int, model: Path | None) -> float:
+    """``engine gomocup --visits 400`` (on ``model``, else its bundled network) answering ``BOARD`` for each of
+    :data:`GOMOCUP_MOVES` middle-game positions (:func:`gomocup_positions`) after a first one untimed (which
+    loads the network): moves a second."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    network = [] if model is None else ["--model", str(model)]
     brain = subprocess.Popen(["taskset", "-c", str(core), sys.executable, "-m", "engine", "gomocup", "--visits",
-                              str(GOMOCUP_VISITS), "--temperature-moves", "0", "--seed", "1"], cwd=tree, env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                              str(GOMOCUP_VISITS), "--temperature-moves", "0", "--seed", "1", *network], cwd=tree,
+                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
     assert brain.stdin is not None and brain.stdout is not None
 
-    def ask(line: str) -> str:
-        brain.stdin.write(line + "\n")
+    def ask(lines: list[str]) -> str:
+        brain.stdin.write("".join(line + "\n" for line in lines))
         brain.stdin.flush()
         while True:
             answer = brain.stdout.readline()
             if not answer:
-                raise RuntimeError(f"engine gomocup closed answering {line!r}")
+                raise RuntimeError(f"engine gomocup closed answering {lines[0]!r}")
             if not answer.startswith(("MESSAGE", "DEBUG")):
                 return answer.strip()
 
+    seconds = []
     try:
-        if ask("START 15") != "OK":
+        if ask(["START 15"]) != "OK":
             raise RuntimeError("engine gomocup refused START 15")
-        taken = set()
-        move = ask("BEGIN")
-        seconds = []
-        for _ in range(GOMOCUP_MOVES):
-            taken.add(move)
-            reply = next(f"{x},{y}" for y in range(15) for x in range(15) if f"{x},{y}" not in taken)
-            taken.add(reply)
+        for i, stones in enumerate(gomocup_positions(GOMOCUP_MOVES + 1)):
             started = time.perf_counter()
-            move = ask(f"TURN {reply}")
-            seconds.append(time.perf_counter() - started)
+            answer = ask(["BOARD", *(f"{x},{y},{who}" for x, y, who in stones), "DONE"])
+            if not re.fullmatch(r"\d+,\d+", answer):
+                raise RuntimeError(f"engine gomocup answered {answer!r} to a position")
+            if i:
+                seconds.append(time.perf_counter() - started)
     finally:
         if brain.poll() is None:
             brain.stdin.write("END\n")
@@ -83,9 +112,9 @@ def gomocup_moves_per_s(tree: Path, core: int) -> float:
     return len(seconds) / sum(seconds)
 
 
-def measure(tree: Path, core: int, name: str) -> float:
+def measure(tree: Path, core: int, name: str, gomocup_model: Path | None = None) -> float:
     if name == "gomocup 15x15":
-        return gomocup_moves_per_s(tree, core)
+        return gomocup_moves_per_s(tree, core, gomocup_model)
     args, key = WORKLOADS[name]
     return run_bench(tree, core, args, key)
 
@@ -97,18 +126,22 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--core", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write every run and the medians here")
+    parser.add_argument("--only", action="append", help="time only this workload (repeatable)")
+    parser.add_argument("--gomocup-model", type=Path, help="the network both Gomocup brains play [default: each "
+                        "checkout's bundled one]")
     args = parser.parse_args()
-    names = [*WORKLOADS, "gomocup 15x15"]
+    names = args.only or [*WORKLOADS, "gomocup 15x15"]
+    model = args.gomocup_model.resolve() if args.gomocup_model else None
     trees = {"A": args.a.resolve(), "B": args.b.resolve()}
     for tree in trees.values():   # numba's and torch's caches, untimed
         for name in names:
-            measure(tree, args.core, name)
+            measure(tree, args.core, name, model)
     runs: dict[str, dict[str, list[float]]] = {name: {"A": [], "B": []} for name in names}
     for round_ in range(args.rounds):
         order = ("A", "B") if round_ % 2 == 0 else ("B", "A")
         for name in names:
             for side in order:
-                runs[name][side].append(measure(trees[side], args.core, name))
+                runs[name][side].append(measure(trees[side], args.core, name, model))
             print(f"round {round_ + 1} {name}: A {runs[name]['A'][-1]:.1f} B {runs[name]['B'][-1]:.1f}", flush=True)
     table = {name: {"A": statistics.median(sides["A"]), "B": statistics.median(sides["B"]),
                     "ratio": statistics.median(sides["B"]) / statistics.median(sides["A"]), "runs": sides}
@@ -117,7 +150,7 @@ def main() -> int:
         print(f"{name:20s} A {row['A']:10.1f}  B {row['B']:10.1f}  B/A {row['ratio']:.3f}")
     if args.json:
         report = {"a": str(trees["A"]), "b": str(trees["B"]), "core": args.core, "rounds": args.rounds,
-                  "workloads": table}
+                  "gomocup_model": None if model is None else str(model), "workloads": table}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
