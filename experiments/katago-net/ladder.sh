@@ -5,8 +5,8 @@
 #   KATAGO=path/to/katago MODEL=path/to/net.bin.gz experiments/katago-net/ladder.sh WORK SIZE GAMES VISITS...
 #
 # For each VISITS, GAMES games in WORK/v$VISITS: `engine gtp --threads 1` against KataGo from katago-match.cfg
-# with maxVisits=VISITS (the result in WORK/v$VISITS/result.json). Komi 7.5 (7 on 9x9), Chinese rules, 2 random opening moves, colours alternating, GNU Go
-# 3.8 scoring games that end by passing. Rerun the same command to resume after a kill.
+# with maxVisits=VISITS (the result in WORK/v$VISITS/result.json). Komi 7.5 (7 on 9x9), Chinese rules, 2 random
+# opening moves, colours alternating, GNU Go 3.8 scoring games that end by passing. Rerun the same command to resume after a kill.
 set -eu
 WORK=${1:?give a work folder}
 SIZE=${2:?give a board size}
