@@ -37,8 +37,8 @@ from engine import Color, EngineError, Game, Outcome, Rules, dump_sgf, opening_a
 from training.baselines import random_move
 from training.match import MatchResult
 
-__all__ = ["START_SECONDS", "Limits", "Brain", "BrainGame", "PiskvorkConfig", "PiskvorkMatch", "play_piskvork_game",
-           "play_piskvork_match", "gomocup_rule", "peak_memory"]
+__all__ = ["START_SECONDS", "Limits", "Brain", "BrainGame", "board_command", "PiskvorkConfig", "PiskvorkMatch",
+           "play_piskvork_game", "play_piskvork_match", "gomocup_rule", "peak_memory"]
 
 DIAGNOSTICS = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 """First words of the lines a brain may write besides its answers."""
@@ -154,7 +154,7 @@ def _point(text: str, size: int) -> int | None:
     return y * size + x if 0 <= x < size and 0 <= y < size else None
 
 
-def _board_command(game: Game, color: Color) -> str:
+def board_command(game: Game, color: Color) -> str:
     """``BOARD`` with the game's moves in the order played (``color``'s marked 1; brains such as Rapfi replay
     them as moves) and ``DONE``."""
     size = game.rules.size
@@ -192,7 +192,7 @@ def play_piskvork_game(black: Sequence[str], white: Sequence[str], rules: Rules,
                 last = game.moves[-1].action
                 command = f"TURN {last % rules.size},{last // rules.size}"
             else:
-                command = _board_command(game, color) if game.moves else "BEGIN"
+                command = board_command(game, color) if game.moves else "BEGIN"
                 told[color] = True
             answer, seconds = brain.ask(command, min(limits.turn, max(left[color], 0.0)) + limits.grace)
             result.seconds[color].append(seconds)

@@ -18,8 +18,12 @@ import re
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.piskvork, run as a script
+
+from engine import Game, Rules
+from experiments.piskvork import Brain, board_command
 
 WORKLOADS: dict[str, tuple[list[str], str]] = {
     "rules go 9x9": (["bench", "rules", "--seconds", "1", "--runs", "3", "--json"], "moves_per_s"),
@@ -34,8 +38,12 @@ WORKLOADS: dict[str, tuple[list[str], str]] = {
 }
 """Workload name: the engine's arguments and the JSON key it reports (larger is faster)."""
 
+GOMOCUP = "gomocup 15x15"
+"""The workload of :func:`gomocup_moves_per_s`."""
 GOMOCUP_MOVES = 8
 GOMOCUP_VISITS = 400
+GOMOCUP_TIMEOUT = 300.0
+"""Seconds a Gomocup answer may take before the run fails (the first includes the network's loading)."""
 
 
 def run_bench(tree: Path, core: int, args: list[str], key: str) -> float:
@@ -46,28 +54,21 @@ def run_bench(tree: Path, core: int, args: list[str], key: str) -> float:
     return float(json.loads(done.stdout.strip().splitlines()[-1])[key])
 
 
-def gomocup_positions(count: int, seed: int = 0) -> list[list[tuple[int, int, int]]]:
-    """``count`` freestyle 15x15 positions of 10, 12, ... stones drawn in the centre's 7x7 with no five on the
-    board, as ``BOARD`` lines (x, y, 1 for the brain's stones, 2 for the opponent's), the brain to move."""
-    from engine.core.game import Game
-    from engine.core.rules import Rules
-
+def gomocup_positions(count: int, seed: int = 0) -> list[Game]:
+    """``count`` freestyle 15x15 games of 10, 12, ... stones drawn in the centre's 7x7 with no five on the
+    board."""
     rng = random.Random(seed)
-    positions: list[list[tuple[int, int, int]]] = []
+    centre = [y * 15 + x for y in range(4, 11) for x in range(4, 11)]
+    positions: list[Game] = []
     while len(positions) < count:
         stones = 10 + 2 * len(positions)
         game = Game(Rules.gomoku(15))
-        centre = [y * 15 + x for y in range(4, 11) for x in range(4, 11)]
-        rng.shuffle(centre)
-        for action in centre[:stones]:
+        for action in rng.sample(centre, stones):
             if game.is_over:
                 break
             game.play(action)
-        if game.is_over or len(game.moves) != stones:
-            continue
-        mover = game.to_play
-        positions.append([(move.action % 15, move.action // 15, 1 if move.color == mover else 2)
-                          for move in game.moves])
+        if not game.is_over and len(game.moves) == stones:
+            positions.append(game)
     return positions
 
 
@@ -75,45 +76,27 @@ def gomocup_moves_per_s(tree: Path, core: int, model: Path | None) -> float:
     """``engine gomocup --visits 400`` (on ``model``, else its bundled network) answering ``BOARD`` for each of
     :data:`GOMOCUP_MOVES` middle-game positions (:func:`gomocup_positions`) after a first one untimed (which
     loads the network): moves a second."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
     network = [] if model is None else ["--model", str(model)]
-    brain = subprocess.Popen(["taskset", "-c", str(core), sys.executable, "-m", "engine", "gomocup", "--visits",
-                              str(GOMOCUP_VISITS), "--temperature-moves", "0", "--seed", "1", *network], cwd=tree,
-                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True)
-    assert brain.stdin is not None and brain.stdout is not None
-
-    def ask(lines: list[str]) -> str:
-        brain.stdin.write("".join(line + "\n" for line in lines))
-        brain.stdin.flush()
-        while True:
-            answer = brain.stdout.readline()
-            if not answer:
-                raise RuntimeError(f"engine gomocup closed answering {lines[0]!r}")
-            if not answer.startswith(("MESSAGE", "DEBUG")):
-                return answer.strip()
-
+    brain = Brain(["env", f"PYTHONPATH={tree}", "taskset", "-c", str(core), sys.executable, "-m", "engine",
+                   "gomocup", "--visits", str(GOMOCUP_VISITS), "--temperature-moves", "0", "--seed", "1", *network],
+                  tree.name)
     seconds = []
     try:
-        if ask(["START 15"]) != "OK":
+        if brain.ask("START 15", GOMOCUP_TIMEOUT)[0] != "OK":
             raise RuntimeError("engine gomocup refused START 15")
-        for i, stones in enumerate(gomocup_positions(GOMOCUP_MOVES + 1)):
-            started = time.perf_counter()
-            answer = ask(["BOARD", *(f"{x},{y},{who}" for x, y, who in stones), "DONE"])
-            if not re.fullmatch(r"\d+,\d+", answer):
+        for i, game in enumerate(gomocup_positions(GOMOCUP_MOVES + 1)):
+            answer, taken = brain.ask(board_command(game, game.to_play), GOMOCUP_TIMEOUT)
+            if answer is None or not re.fullmatch(r"\d+,\d+", answer):
                 raise RuntimeError(f"engine gomocup answered {answer!r} to a position")
             if i:
-                seconds.append(time.perf_counter() - started)
+                seconds.append(taken)
     finally:
-        if brain.poll() is None:
-            brain.stdin.write("END\n")
-            brain.stdin.close()
-        brain.wait(timeout=60)
+        brain.close()
     return len(seconds) / sum(seconds)
 
 
 def measure(tree: Path, core: int, name: str, gomocup_model: Path | None = None) -> float:
-    if name == "gomocup 15x15":
+    if name == GOMOCUP:
         return gomocup_moves_per_s(tree, core, gomocup_model)
     args, key = WORKLOADS[name]
     return run_bench(tree, core, args, key)
@@ -130,7 +113,7 @@ def main() -> int:
     parser.add_argument("--gomocup-model", type=Path, help="the network both Gomocup brains play [default: each "
                         "checkout's bundled one]")
     args = parser.parse_args()
-    names = args.only or [*WORKLOADS, "gomocup 15x15"]
+    names = args.only or [*WORKLOADS, GOMOCUP]
     model = args.gomocup_model.resolve() if args.gomocup_model else None
     trees = {"A": args.a.resolve(), "B": args.b.resolve()}
     for tree in trees.values():   # numba's and torch's caches, untimed
