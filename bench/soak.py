@@ -115,22 +115,24 @@ def soak_games(games: int, size: int, visits: int, random_moves: int, gtp_args: 
 
 
 _ROOT_VISITS = re.compile(r"rootInfo visits (\d+)")
+_ROOT_VALUES = re.compile(r"rootInfo .*winrate (\S+) .*scoreLead (\S+)")
 _FIRST_MOVE = re.compile(r"^info move (\S+)")
 _SILENCE_SECONDS = 3.0
 """analyze: seconds without an analysis line (lines come every 0.2 s) after which a period's search has stopped."""
 
 
-def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[str, float, list[str], bool]:
+def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[str, float, list[str], bool, str]:
     """``kata-analyze`` for ``seconds``, stopped by the command ``then`` (which is answered): the top move, the
-    root's visits a second, the lines that were neither analysis nor answers (errors), and whether the search
-    stopped before the period ended (its tree full: the analysis then writes nothing more)."""
+    root's visits a second, the lines that were neither analysis nor answers (errors), whether the search
+    stopped before the period ended (its tree full: the analysis then writes nothing more), and the root's
+    win rate and score lead as the last line gave them ("" without one)."""
     engine.send(f"kata-analyze {color} 20 rootInfo true")
     header = engine.line()
     if header != "=":
         return "", 0.0, [f"kata-analyze answered {header!r}"], False
     started = time.perf_counter()
     samples: list[tuple[float, int]] = []
-    top, odd, stopped = "", [], False
+    top, odd, stopped, values = "", [], False, ""
     while (left := seconds - (time.perf_counter() - started)) > 0:
         line = engine.line() if not samples else engine.line_within(left)
         if line is None:   # the period is over; silent since its last line: the search has stopped (a full tree)
@@ -142,6 +144,8 @@ def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[st
             continue
         samples.append((time.perf_counter(), int(visits.group(1))))
         top = move.group(1)
+        if (root := _ROOT_VALUES.search(line)) is not None:
+            values = " ".join(root.groups())
     then = then.format(top=top) if top else "clear_board"
     engine.send(then)
     while (line := engine.line()) != "":   # the analysis' last lines, then the blank line that ends it
@@ -149,9 +153,10 @@ def _analyse(engine: GtpPipe, color: str, seconds: float, then: str) -> tuple[st
             odd.append(line)
     engine.answer(then)
     if len(samples) < 2:
-        return top, 0.0, odd if stopped else [*odd, f"kata-analyze gave {len(samples)} lines in {seconds:g} s"], stopped
+        errors = odd if stopped else [*odd, f"kata-analyze gave {len(samples)} lines in {seconds:g} s"]
+        return top, 0.0, errors, stopped, values
     (t0, v0), (t1, v1) = samples[0], samples[-1]
-    return top, (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0, odd, stopped
+    return top, (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0, odd, stopped, values
 
 
 def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_args: list[str],
@@ -160,13 +165,15 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
     analysis the top move is played and the other side analysed; after ``game_moves`` moves a new game begins.
     Memory once settled (:data:`_SETTLE_SECONDS`), after every period and at the end; the root's visits a second
     in every period, over the first periods once settled (torch's network, not the start-up one) and over the
-    last; the periods whose search stopped early (a full tree); errors. The tree
+    last; the periods whose search stopped early (a full tree); errors; what each period played and the root's
+    win rate and score lead at its end (``played_by_period``: "play b D4 | 0.52 1.3"), so a game can be
+    replayed to the period where something changed. The tree
     fills to its bound and is pruned, and a new game empties it, so memory swings from period to period: its
     growth over the session is the median of the second half's periods against the first half's."""
     engine = GtpPipe(["--size", str(size), "--ponder", *gtp_args])
     try:
         engine.ask(f"boardsize {size}")
-        colors, moves, rates, errors, memory, stalled = ("b", "w"), 0, [], [], [], 0
+        colors, moves, rates, errors, memory, stalled, periods = ("b", "w"), 0, [], [], [], 0, []
         first_memory: int | None = None
         settled_at = 0   # the first period after start-up: where the speed at the start is read
         started = time.perf_counter()
@@ -174,7 +181,9 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             color = colors[moves % 2]
             # The top move is played (stopping the analysis) unless it is a pass or the game is long enough.
             then = "play " + color + " {top}" if moves + 1 < game_moves else "clear_board"
-            top, rate, odd, stopped = _analyse(engine, color, period, then)
+            top, rate, odd, stopped, values = _analyse(engine, color, period, then)
+            played = then.format(top=top) if top and then != "clear_board" else "clear_board"
+            periods.append(f"{played} | {values}")
             rates.append(rate)
             stalled += stopped
             errors.extend(odd)
@@ -198,6 +207,6 @@ def soak_analyze(seconds: float, period: float, size: int, game_moves: int, gtp_
             "visits_per_s_start": statistics.median(rates[start_from:start_from + edge]),
             "visits_per_s_end": statistics.median(rates[-edge:]), "visits_per_s_by_period": rates,
             "speed_start_period": start_from,
-            "stalled_periods": stalled, "errors": errors,
+            "stalled_periods": stalled, "errors": errors, "played_by_period": periods,
             "rss_growth_second_half": statistics.median(memory[len(memory) // 2:])
             / statistics.median(memory[:max(len(memory) // 2, 1)]) - 1}

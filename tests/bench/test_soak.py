@@ -37,6 +37,9 @@ def test_an_analyze_soak_plays_the_top_moves_and_reads_the_visits(monkeypatch: p
     monkeypatch.setattr(soak, "_SETTLE_SECONDS", 7.0)
     result = soak_analyze(15.0, 3.0, 9, 2, [])   # periods of 3 s: a loaded machine still streams several lines
     assert result["periods"] >= 3 and result["errors"] == []
+    played = result["played_by_period"]
+    assert len(played) == result["periods"] and played[0].startswith("play b ") and played[1].startswith("clear_board")
+    assert all(len(line.split(" | ")[1].split()) == 2 for line in played)
     assert result["visits_per_s_start"] > 0 and result["rss_last_mb"] > 20
     rates = result["visits_per_s_by_period"]
     assert len(rates) == result["periods"]
