@@ -559,6 +559,9 @@ class SearchJob:
         self._growth_before_step = 0.0
         self._stalled = False
         self._stopped = False
+        bounds = [bound for bound in (visits, playouts) if bound is not None]
+        if bounds and min(bounds) * search.rules.num_actions >= search.tree.capacity:
+            search.tree.reserve()   # a budget that can fill the tree: its memory is taken whole at the start
         self._open = search.begin(noise, visits)
 
     @property

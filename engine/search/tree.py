@@ -409,16 +409,11 @@ def expand_and_backup(ints, floats, count, leaf_nodes, leaves, leaf_legal, prior
 
 
 @njit(cache=True)
-def _copy_statistics(ints, floats, old, out_ints, out_floats, new):
-    out_ints[VISITS, new] = ints[VISITS, old]
-    out_ints[PROVEN, new] = ints[PROVEN, old]
-    for row in range(FLOAT_ROWS):
-        out_floats[row, new] = floats[row, old]
-
-
-@njit(cache=True)
-def compact_subtree(ints, floats, new_root, root_legal, min_visits, out_ints, out_floats, out_count, old_of_new):
-    """Copy the subtree under ``new_root`` into the ``out_*`` arrays with it as node 0.
+def compact_subtree(ints, floats, new_root, root_legal, min_visits, count, old_of_new):
+    """Renumber the subtree under ``new_root`` as nodes ``0 ..`` of the same arrays, breadth first, with it as
+    node 0; the nodes it leaves are zeroed (a new node is only partly initialised: :func:`_init_node`). In place,
+    so that a tree's arrays, once taken, are the whole of its memory: the scratch is a few rows of the nodes
+    kept, not a second tree.
 
     The new root keeps only children whose action ``root_legal`` allows (the
     game's superko may forbid what the tree's simple ko allowed, analysis may allow only some); where that drops
@@ -426,10 +421,10 @@ def compact_subtree(ints, floats, new_root, root_legal, min_visits, out_ints, ou
     ``min_visits`` visits keeps its statistics but loses its children: it is a leaf again (:meth:`Tree.prune`).
     ``old_of_new[k]`` (``int64[M]``) is left holding the old index of new node ``k``.
     """
-    _init_node(out_ints, out_floats, 0, -1, -1, 1.0)
-    _copy_statistics(ints, floats, new_root, out_ints, out_floats, 0)
-    out_floats[PRIOR, 0] = 1.0
+    before = count[0]
+    links = np.empty((3, before), dtype=np.int32)  # each new node's parent, first child and number of children
     old_of_new[0] = new_root
+    links[0, 0] = -1
     new = 0
     used = 1
     dropped = False
@@ -437,7 +432,8 @@ def compact_subtree(ints, floats, new_root, root_legal, min_visits, out_ints, ou
         old = old_of_new[new]
         first = ints[FIRST_CHILD, old]
         if first < 0 or (new > 0 and ints[VISITS, old] < min_visits):
-            out_ints[FIRST_CHILD, new] = UNEXPANDED
+            links[1, new] = UNEXPANDED
+            links[2, new] = 0
             new += 1
             continue
         start = used
@@ -445,19 +441,36 @@ def compact_subtree(ints, floats, new_root, root_legal, min_visits, out_ints, ou
             if new == 0 and not root_legal[ints[ACTION, c]]:
                 dropped = True
                 continue
-            _init_node(out_ints, out_floats, used, new, ints[ACTION, c], floats[PRIOR, c])
-            _copy_statistics(ints, floats, c, out_ints, out_floats, used)
             old_of_new[used] = c
+            links[0, used] = new
             used += 1
-        out_ints[FIRST_CHILD, new] = start
-        out_ints[NUM_CHILDREN, new] = used - start
+        links[1, new] = start
+        links[2, new] = used - start
         new += 1
-    out_count[0] = used
+    kept_ints = np.empty(used, dtype=np.int32)
+    for row in (VISITS, ACTION, PROVEN):  # old_of_new[k] may be below k: gather each row before writing it
+        for k in range(used):
+            kept_ints[k] = ints[row, old_of_new[k]]
+        ints[row, :used] = kept_ints
+    kept_floats = np.empty(used, dtype=np.float32)
+    for row in range(FLOAT_ROWS):
+        for k in range(used):
+            kept_floats[k] = floats[row, old_of_new[k]]
+        floats[row, :used] = kept_floats
+    ints[VIRTUAL, :used] = 0
+    ints[PARENT, :used] = links[0, :used]
+    ints[FIRST_CHILD, :used] = links[1, :used]
+    ints[NUM_CHILDREN, :used] = links[2, :used]
+    ints[ACTION, 0] = -1
+    floats[PRIOR, 0] = 1.0
+    ints[:, used:before] = 0
+    floats[:, used:before] = 0.0
+    count[0] = used
     if dropped:
-        out_ints[PROVEN, 0] = UNPROVEN
-        for c in range(out_ints[FIRST_CHILD, 0], out_ints[FIRST_CHILD, 0] + out_ints[NUM_CHILDREN, 0]):
-            if out_ints[VISITS, c] > 0 and out_ints[PROVEN, c] != UNPROVEN:
-                _prove_parent(out_ints, c)
+        ints[PROVEN, 0] = UNPROVEN
+        for c in range(ints[FIRST_CHILD, 0], ints[FIRST_CHILD, 0] + ints[NUM_CHILDREN, 0]):
+            if ints[VISITS, c] > 0 and ints[PROVEN, c] != UNPROVEN:
+                _prove_parent(ints, c)
 
 
 @njit(cache=True)
@@ -601,6 +614,20 @@ class Tree:
         self.growth_seconds += self.last_growth
         return None
 
+    def reserve(self) -> None:
+        """Take the whole capacity now and write it once, so that it is resident from here on: a search that
+        will fill the tree (analysis, pondering) holds its memory bound from its first minute instead of
+        creeping up to it, and pruning and re-rooting then work within these arrays."""
+        if self.allocated >= self.capacity:
+            return
+        started, used = time.perf_counter(), self.nodes
+        ints = np.empty((INT_ROWS, self.capacity), dtype=np.int32)
+        floats = np.empty((FLOAT_ROWS, self.capacity), dtype=np.float32)
+        ints[:, :used], floats[:, :used] = self.ints[:, :used], self.floats[:, :used]
+        ints[:, used:], floats[:, used:] = 0, 0.0
+        self.ints, self.floats = ints, floats
+        self.growth_seconds += time.perf_counter() - started
+
     def prune(self) -> np.ndarray | None:
         """Free at least half the arrays: the nodes below the root with the fewest visits become leaves again
         (keeping their visits, values and scores, losing their children), the smallest visit count that frees
@@ -642,19 +669,10 @@ class Tree:
         return self._compact(child, root_legal, 0)
 
     def _compact(self, new_root: int, root_legal: np.ndarray, min_visits: int) -> np.ndarray:
-        """:func:`compact_subtree` into fresh arrays, which replace these; ``old_of_new`` as it leaves it."""
-        ints, floats = _zeroed(self.ints), _zeroed(self.floats)
-        old_of_new = np.empty(ints.shape[1], dtype=np.int64)
-        compact_subtree(self.ints, self.floats, new_root, root_legal, min_visits, ints, floats, self.count,
-                        old_of_new)
-        self.ints, self.floats = ints, floats
+        """:func:`compact_subtree` in these arrays; ``old_of_new`` as it leaves it."""
+        old_of_new = np.empty(self.allocated, dtype=np.int64)
+        compact_subtree(self.ints, self.floats, new_root, root_legal, min_visits, self.count, old_of_new)
         return old_of_new
-
-
-def _zeroed(like: np.ndarray) -> np.ndarray:
-    """Zeros shaped as ``like``, from calloc: the pages are zeroed as they are first touched, where
-    ``np.zeros_like`` writes every page at once (seconds for a full tree)."""
-    return np.zeros(like.shape, dtype=like.dtype)
 
 
 def compile_kernels_beside_selection(position: Position) -> None:

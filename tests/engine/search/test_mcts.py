@@ -25,6 +25,7 @@ from engine.search.tree import (
     FIRST_CHILD,
     NUM_CHILDREN,
     PARENT,
+    PRIOR,
     PROVEN,
     VALUE_SQUARES,
     VALUE_SUM,
@@ -573,3 +574,32 @@ def test_finished_games_back_up_their_exact_score() -> None:
     assert result.visits[game.rules.pass_action] > 0
     assert result.move_scores[game.rules.pass_action] == pytest.approx(24.5)
     assert result.move_score_stdevs[game.rules.pass_action] == pytest.approx(0.0, abs=1e-2)
+
+
+def test_pruning_and_rerooting_work_in_the_trees_own_arrays_and_clear_what_they_leave() -> None:
+    game = Game(Rules.go(5))
+    search = Search(game, AreaValue(), SearchConfig(batch_size=4, capacity=4000), seed=0)
+    search.run(600)
+    tree = search.tree
+    ints, floats, count = tree.ints, tree.floats, tree.nodes
+    assert tree.prune() is not None and tree.ints is ints and tree.floats is floats
+    assert (ints[:, tree.nodes:count] == 0).all() and (floats[:, tree.nodes:count] == 0).all()
+    best = int(np.argmax(search.result().visits))
+    game.play(best)
+    count = tree.nodes
+    search.set_game(game)
+    assert tree.ints is ints and 1 < tree.nodes < count and (ints[:, tree.nodes:count] == 0).all()
+    assert ints[PARENT, 0] == -1 and ints[ACTION, 0] == -1 and floats[PRIOR, 0] == 1.0
+    assert search.run(search.root_visits + 300).visits.sum() == search.root_visits - 1
+
+
+def test_a_search_whose_budget_can_fill_the_tree_takes_its_capacity_at_the_start() -> None:
+    game = Game(Rules.go(5))
+    capacity = 26 * 400
+    bounded = Search(game, AreaValue(), SearchConfig(batch_size=4, capacity=capacity), seed=0)
+    bounded.run(100)
+    assert bounded.tree.allocated < capacity   # 100 visits of 26 children each cannot fill it: it grows as needed
+    open_ended = Search(game, AreaValue(), SearchConfig(batch_size=4, capacity=capacity), seed=0)
+    job = SearchJob(open_ended, open_ended.evaluator, 400)
+    assert open_ended.tree.allocated == capacity and not job.finished
+    assert open_ended.run(400).visits.sum() == 399
