@@ -12,11 +12,12 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bench.timing import BenchError, engine_process
 
-__all__ = ["GtpPipe", "resident_bytes"]
+__all__ = ["GtpPipe", "resident_bytes", "status_bytes", "queued_lines"]
 
 ANSWER_TIMEOUT = 600.0
 """Seconds the engine may take over one answer before the benchmark counts it as hung."""
@@ -24,12 +25,39 @@ STDERR_TAIL = 2000
 """Characters of the engine's stderr an error quotes when the engine dies."""
 
 
+def status_bytes(pid: int, key: str) -> int | None:
+    """The memory figure ``key`` (``VmRSS``, ``VmHWM``, ...) of ``/proc/PID/status`` (Linux) in bytes, None where the
+    file has no such line; an OSError where the file cannot be read (the process has gone)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
 def resident_bytes(pid: int) -> int:
     """The resident memory of process ``pid`` (its ``VmRSS``), in bytes."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise BenchError(f"process {pid} reports no resident memory")
+    found = status_bytes(pid, "VmRSS")
+    if found is None:
+        raise BenchError(f"process {pid} reports no resident memory")
+    return found
+
+
+def queued_lines(stream: Iterable[str], keep: Callable[[str], str | None],
+                 name: str | None = None) -> queue.Queue[str | None]:
+    """The lines of a child's ``stream`` as ``keep`` turns them (None: left out), put in a queue by a daemon
+    thread and followed by None once the stream ends: a reader can then wait for the next line with a timeout,
+    and a child that says nothing cannot block it."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            kept = keep(line)
+            if kept is not None:
+                lines.put(kept)
+        lines.put(None)
+
+    threading.Thread(target=read, name=name, daemon=True).start()
+    return lines
 
 
 class GtpPipe:
@@ -42,18 +70,12 @@ class GtpPipe:
         self._stderr = tempfile.TemporaryFile(mode="w+", prefix="engine-gtp-stderr-")
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self._stderr, text=True, bufsize=1, env=environment)
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        assert self._process.stdout is not None
+        self._lines = queued_lines(self._process.stdout, lambda line: line.rstrip("\n"))   # then None: it exited
 
     @property
     def pid(self) -> int:
         return self._process.pid
-
-    def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)   # end of output: the engine has exited
 
     def send(self, command: str) -> None:
         """Write ``command`` without waiting for its answer."""

@@ -25,7 +25,6 @@ import math
 import queue
 import shlex
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.gtp_pipe import queued_lines, status_bytes
 from engine import Color, EngineError, Game, Outcome, Rules, dump_sgf, opening_actions, write_text
 from training.baselines import random_move
 from training.match import MatchResult
@@ -72,12 +72,15 @@ def gomocup_rule(rules: Rules) -> int:
 def peak_memory(pid: int) -> int | None:
     """The peak resident memory of process ``pid`` in bytes (``VmHWM``, Linux), None where it cannot be read."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
+        return status_bytes(pid, "VmHWM")
     except OSError:
-        pass
-    return None
+        return None
+
+
+def _answer_line(line: str) -> str | None:
+    """``line`` stripped, or None for a diagnostic line (or a blank one), which is not an answer."""
+    words = line.split(None, 1)
+    return line.strip() if words and words[0].upper() not in DIAGNOSTICS else None
 
 
 class Brain:
@@ -91,16 +94,8 @@ class Brain:
                                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
         except OSError as error:
             raise EngineError(f"{name}: cannot start {shlex.join(argv)}: {error}") from error
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, name=f"{name}-reader", daemon=True).start()
-
-    def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            words = line.split(None, 1)
-            if words and words[0].upper() not in DIAGNOSTICS:
-                self._lines.put(line.strip())
-        self._lines.put(None)   # the brain exited
+        self._lines = queued_lines(self.process.stdout, _answer_line, f"{name}-reader")   # then None: it exited
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None

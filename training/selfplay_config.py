@@ -38,9 +38,13 @@ class SelfPlayConfig:
     player: PlayerConfig = field(default_factory=selfplay_player_config)
     cheap_readouts: int | None = None
     full_search_share: float = 0.25
+    """Playout Cap Randomization (KataGo): the share of moves given the full search, with root noise, that
+    become policy targets; the others get the cheap search (:attr:`cheap`), which only moves the game along."""
     parallel_games: int = 16
     resign_disabled_share: float = 0.1
     holdout_share: float = 0.05
+    """The share of games written to the output's ``holdout/`` folder: training leaves them out, and the loop
+    measures each new network's policy loss on them."""
     random_moves: int = 0
     seed: int | None = None
 

@@ -72,8 +72,12 @@ class TrainConfig:
     learning_rate: float = 0.02
     momentum: float = 0.9
     l2: float = 1e-4
+    """The weight of the L2 penalty on the network's weights, a term of the loss
+    (:func:`training.losses.l2_penalty`)."""
     schedule: str = "cosine"
     warmup_steps: int = 0
+    """Steps over which the rate climbs linearly to ``learning_rate`` before the schedule starts (0: none); the
+    schedule spans the steps after them."""
     value_weight: float = 1.0
     ownership_weight: float = 1.5
     score_mean_weight: float = 0.02
@@ -82,6 +86,7 @@ class TrainConfig:
     symmetries: bool = True
     checkpoint_every: int = 200
     log_every: int = 10
+    """Steps between TensorBoard writes, each the mean over the steps since the last one."""
     seed: int = 0
     device: str | None = None
     channels_last: bool = True

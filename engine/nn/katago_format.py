@@ -44,7 +44,7 @@ import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import ClassVar, Union
 
 import numpy as np
 
@@ -88,18 +88,33 @@ _BINARY_MARK = b"@BIN@"
 
 
 @dataclass(frozen=True, eq=False)
-class Conv:
+class _Weighted:
+    """A layer whose ``weights`` hold its input channels on axis ``IN_AXIS`` and its output channels on
+    ``OUT_AXIS``: the counts the loader's shape checks compare, read one way for every such layer."""
+
+    IN_AXIS: ClassVar[int]
+    OUT_AXIS: ClassVar[int]
+
     name: str
-    weights: np.ndarray  # float32[out, in, kh, kw]
-    dilation: tuple[int, int]  # (y, x)
+    weights: np.ndarray
 
     @property
     def in_channels(self) -> int:
-        return self.weights.shape[1]
+        return self.weights.shape[self.IN_AXIS]
 
     @property
     def out_channels(self) -> int:
-        return self.weights.shape[0]
+        return self.weights.shape[self.OUT_AXIS]
+
+
+@dataclass(frozen=True, eq=False)
+class Conv(_Weighted):
+    """A convolution: ``weights`` float32[out, in, kh, kw], ``dilation`` (y, x)."""
+
+    IN_AXIS = 1
+    OUT_AXIS = 0
+
+    dilation: tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,17 +137,11 @@ class Activation:
 
 
 @dataclass(frozen=True, eq=False)
-class MatMul:
-    name: str
-    weights: np.ndarray  # float32[in, out]
+class MatMul(_Weighted):
+    """A dense layer: ``weights`` float32[in, out]."""
 
-    @property
-    def in_channels(self) -> int:
-        return self.weights.shape[0]
-
-    @property
-    def out_channels(self) -> int:
-        return self.weights.shape[1]
+    IN_AXIS = 0
+    OUT_AXIS = 1
 
 
 @dataclass(frozen=True, eq=False)

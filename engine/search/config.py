@@ -65,11 +65,15 @@ class SearchConfig:
     c_puct_stdev_scale: float = 0.85
     fpu_reduction: float = 0.25
     root_fpu_reduction: float = 0.0
+    """``fpu_reduction`` at the root, where it is usually 0 (KataGo's), so that the root's untried moves keep
+    their parent's value and get tried."""
     fpu_value: float | None = None
     fpu_from_mean: bool = True
     batch_size: int = 16
+    """Leaves a search selects per step (virtual loss keeps them apart), evaluated in one network call."""
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
+    """The weight of the Dirichlet noise in a noised root's priors: ``(1 - epsilon) * P + epsilon * noise``."""
     capacity: int = 8_000_000
     score_utility: float = 0.0
     score_utility_scale: float = 0.75
@@ -77,6 +81,9 @@ class SearchConfig:
     gumbel_considered: int = 0
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    """With ``gumbel_c_visit``, how far a Gumbel search trusts the values over the prior: the completed Q
+    values count ``(gumbel_c_visit + max visits) * gumbel_c_scale`` logits (:func:`engine.search.gumbel.sigma`;
+    the paper's Go settings, 50 and 1)."""
     lcb_stdevs: float = 5.0
     lcb_min_visit_share: float = 0.15
     keep_own_eyes: bool = True
