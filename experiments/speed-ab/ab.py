@@ -38,6 +38,14 @@ WORKLOADS: dict[str, tuple[list[str], str]] = {
 }
 """Workload name: the engine's arguments and the JSON key it reports (larger is faster)."""
 
+EQUAL_SETTINGS = Path(__file__).with_name("equal_settings.py")
+EQUAL_WORKLOADS: dict[str, tuple[str, str]] = {
+    "search 19x19, A's settings": ("search", "sims_per_s"),
+    "genmove 19x19, A's settings": ("genmove", "visits_per_s"),
+}
+"""Workload name: the mode of :data:`EQUAL_SETTINGS` and its JSON key: the search and genmove with the older
+checkout's search settings on both sides."""
+
 GOMOCUP = "gomocup 15x15"
 """The workload of :func:`gomocup_moves_per_s`."""
 GOMOCUP_MOVES = 8
@@ -47,9 +55,10 @@ GOMOCUP_TIMEOUT = 300.0
 
 
 def run_bench(tree: Path, core: int, args: list[str], key: str) -> float:
-    """One workload on ``tree``: the figure under ``key`` of its JSON report."""
+    """One workload on ``tree`` (``args`` after the interpreter: ``-m engine ...`` or a script): the figure under
+    ``key`` of its JSON report."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(["taskset", "-c", str(core), sys.executable, "-m", "engine", *args], cwd=tree, env=env,
+    done = subprocess.run(["taskset", "-c", str(core), sys.executable, *args], cwd=tree, env=env,
                           capture_output=True, text=True, check=True)
     return float(json.loads(done.stdout.strip().splitlines()[-1])[key])
 
@@ -98,8 +107,11 @@ def gomocup_moves_per_s(tree: Path, core: int, model: Path | None) -> float:
 def measure(tree: Path, core: int, name: str, gomocup_model: Path | None = None) -> float:
     if name == GOMOCUP:
         return gomocup_moves_per_s(tree, core, gomocup_model)
+    if name in EQUAL_WORKLOADS:
+        mode, key = EQUAL_WORKLOADS[name]
+        return run_bench(tree, core, [str(EQUAL_SETTINGS), mode], key)
     args, key = WORKLOADS[name]
-    return run_bench(tree, core, args, key)
+    return run_bench(tree, core, ["-m", "engine", *args], key)
 
 
 def main() -> int:
@@ -113,7 +125,7 @@ def main() -> int:
     parser.add_argument("--gomocup-model", type=Path, help="the network both Gomocup brains play [default: each "
                         "checkout's bundled one]")
     args = parser.parse_args()
-    names = args.only or [*WORKLOADS, GOMOCUP]
+    names = args.only or [*WORKLOADS, *EQUAL_WORKLOADS, GOMOCUP]
     model = args.gomocup_model.resolve() if args.gomocup_model else None
     trees = {"A": args.a.resolve(), "B": args.b.resolve()}
     for tree in trees.values():   # numba's and torch's caches, untimed

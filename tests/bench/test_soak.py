@@ -73,7 +73,7 @@ def test_a_search_that_stops_with_a_full_tree_is_counted_not_waited_for(monkeypa
         """An engine whose analysis writes one line and then nothing (its search stopped)."""
 
         def __init__(self) -> None:
-            self.pending = ["=", "info move D4 visits 5 rootInfo visits 9"]
+            self.pending = ["=", "info move D4 visits 5 rootInfo visits 9 winrate 0.61 scoreLead 2.5"]
 
         def send(self, command: str) -> None:
             if not command.startswith("kata-analyze"):
@@ -93,6 +93,6 @@ def test_a_search_that_stops_with_a_full_tree_is_counted_not_waited_for(monkeypa
             return self.line()
 
     started = time.perf_counter()
-    top, rate, odd, stopped = soak._analyse(Stopped(), "b", soak._SILENCE_SECONDS + 0.5, "play b {top}")  # type: ignore[arg-type]
+    analysis = soak._analyse(Stopped(), "b", soak._SILENCE_SECONDS + 0.5, "play b {top}")  # type: ignore[arg-type]
     assert time.perf_counter() - started < soak._SILENCE_SECONDS + 3
-    assert (top, rate, odd, stopped) == ("D4", 0.0, [], True)
+    assert analysis == ("D4", 0.0, [], True, "0.61 2.5")
