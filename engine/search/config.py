@@ -26,8 +26,8 @@ class SearchConfig:
 
     The tree starts small and doubles when full, up to ``capacity`` nodes (52 bytes each; an
     expansion adds one node per legal move, so 8M nodes hold about 20k expansions on 19x19); a tree full at
-    ``capacity`` is pruned (:meth:`engine.search.tree.Tree.prune`) and the search goes on. A search whose visit
-    budget could fill the tree (analysis, pondering) takes the whole capacity at its start
+    ``capacity`` is pruned (:meth:`engine.search.tree.Tree.prune`) and the search goes on. A search without a time
+    limit whose visit budget could fill the tree (analysis, pondering) takes the whole capacity at its start
     (:meth:`engine.search.tree.Tree.reserve`), so that a long session's memory is fixed from its first minute.
     ``score_utility`` (0: off) weighs KataGo's score utility in selection, for evaluators with a
     score head: ``score_utility * 2/pi * atan((score - center) / (score_utility_scale * N))``

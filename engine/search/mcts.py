@@ -33,7 +33,7 @@ from engine.search.config import SearchConfig
 from engine.search.evaluator import Evaluation, Evaluator
 from engine.search.gumbel import GumbelSearch
 from engine.search.komi import at_komi, evaluator_komi, komi_shift
-from engine.search.lcb import lcb_action
+from engine.search.lcb import lcb_action, lower_bounds
 from engine.search.ownership.pool import OwnershipPool
 from engine.search.root import Root, RootShaping
 from engine.search.targets import prune_policy_target
@@ -90,7 +90,8 @@ class SearchResult:
     :attr:`searched_action` then returns; a Gumbel search's ``value`` is that of its improved policy
     (:meth:`engine.search.gumbel.GumbelRoot.value`). Otherwise ``lcb_action`` is the move of the best lower
     confidence bound on its value (:attr:`SearchConfig.lcb_stdevs`; None where that is off), which
-    :attr:`searched_action` returns in place of the most visited.
+    :attr:`searched_action` returns in place of the most visited, and ``move_lcbs`` (``float32[N*N+1]``) every
+    visited move's bound, in the values' units (:func:`engine.search.lcb.lower_bounds`).
 
     The solver's proofs (:mod:`engine.search.tree`): ``proven`` (``int8[N*N+1]``) is +1 where the move is
     proven to win for the side to move, -1 where proven to lose, 0 elsewhere; ``value`` is exactly +1 / -1
@@ -115,6 +116,7 @@ class SearchResult:
     policy_target: np.ndarray | None = None
     gumbel_action: int | None = None
     lcb_action: int | None = None
+    move_lcbs: np.ndarray | None = None
     proven: np.ndarray | None = None
     solved_action: int | None = None
 
@@ -453,8 +455,9 @@ class Search:
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
         cfg = self.config
         if cfg.lcb_stdevs > 0 and "gumbel_action" not in targets and visits.any():
-            targets["lcb_action"] = lcb_action(visits, q, tree.root_value_stdevs(actions), cfg.lcb_stdevs,
-                                               cfg.lcb_min_visit_share)
+            spread = tree.root_value_stdevs(actions)
+            targets["lcb_action"] = lcb_action(visits, q, spread, cfg.lcb_stdevs, cfg.lcb_min_visit_share)
+            targets["move_lcbs"] = lower_bounds(visits, q, spread, cfg.lcb_stdevs)
         proven = np.zeros(actions, dtype=np.int8)
         proven[tree.ints[ACTION, children]] = np.where(tree.ints[VISITS, children] > 0, tree.ints[PROVEN, children], 0)
         if root_visits and tree.ints[PROVEN, 0] != 0:
@@ -560,8 +563,8 @@ class SearchJob:
         self._stalled = False
         self._stopped = False
         bounds = [bound for bound in (visits, playouts) if bound is not None]
-        if bounds and min(bounds) * search.rules.num_actions >= search.tree.capacity:
-            search.tree.reserve()   # a budget that can fill the tree: its memory is taken whole at the start
+        if seconds is None and bounds and min(bounds) * search.rules.num_actions >= search.tree.capacity:
+            search.tree.reserve()   # analysis, pondering: the tree will fill, so its memory is taken at the start
         self._open = search.begin(noise, visits)
 
     @property

@@ -603,3 +603,10 @@ def test_a_search_whose_budget_can_fill_the_tree_takes_its_capacity_at_the_start
     job = SearchJob(open_ended, open_ended.evaluator, 400)
     assert open_ended.tree.allocated == capacity and not job.finished
     assert open_ended.run(400).visits.sum() == 399
+
+
+def test_a_timed_search_grows_its_tree_as_it_goes_instead() -> None:
+    capacity = 26 * 400
+    timed = Search(Game(Rules.go(5)), AreaValue(), SearchConfig(batch_size=4, capacity=capacity), seed=0)
+    SearchJob(timed, timed.evaluator, 400, seconds=5.0)
+    assert timed.tree.allocated < capacity   # the reservation would be spent from the move's clock
