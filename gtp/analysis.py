@@ -35,8 +35,11 @@ move's subtree's mean ownership and its spread). After the candidates come
 (every point, A19 first, row by row: the tree-averaged network ownership, or
 the Monte-Carlo estimate for a network without that head) and
 ``ownershipStdev``. Values are from the analysed player's point of view.
-``lcb`` is the winrate minus 1.96 binomial standard errors over the move's
-visits. The analysis stops when the next line arrives; the genmove variants
+``lcb`` is the lower confidence bound that chooses the move (KataGo's: the
+value less ``--lcb-stdevs`` spreads of its backed-up values over the square root
+of its visits, as a winrate in [0, 1]), so that order 0 has the highest bound of
+the moves it was chosen among; with the bound off, the winrate less 1.96
+binomial standard errors. The analysis stops when the next line arrives; the genmove variants
 end with ``play VERTEX`` once the move is chosen (and played).
 
 ``avoid`` keeps its moves of its colour out of the search for the first
@@ -239,7 +242,11 @@ def move_stats(result: SearchResult, action: int) -> MoveStats:
     if result.move_scores is not None and result.move_score_stdevs is not None:
         mean = float(result.move_scores[action]) if visited else result.score_mean
         stdev = float(result.move_score_stdevs[action]) if visited else result.score_stdev
-    return MoveStats(int(visits), q, winrate, float(result.priors[action]), _lcb(winrate, visits), mean, stdev)
+    if result.move_lcbs is not None and visited:
+        lcb = min(1.0, max(0.0, (float(result.move_lcbs[action]) + 1) / 2))
+    else:
+        lcb = _lcb(winrate, visits)
+    return MoveStats(int(visits), q, winrate, float(result.priors[action]), lcb, mean, stdev)
 
 
 def _scores(mean: float | None, stdev: float | None) -> str:

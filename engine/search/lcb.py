@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["lcb_action"]
+__all__ = ["lower_bounds", "lcb_action"]
+
+
+def lower_bounds(visits: np.ndarray, q: np.ndarray, value_stdevs: np.ndarray, stdevs: float) -> np.ndarray:
+    """Each visited move's lower bound ``q - stdevs * stdev / sqrt(visits)`` (``float32``, values' units; 0 where
+    unvisited): what :func:`lcb_action` ranks and what the analysis reports as a move's ``lcb``."""
+    n = visits.astype(np.float64)
+    bounds = q.astype(np.float64) - stdevs * value_stdevs.astype(np.float64) / np.sqrt(np.maximum(n, 1.0))
+    return np.where(n > 0, bounds, 0.0).astype(np.float32)
 
 
 def lcb_action(visits: np.ndarray, q: np.ndarray, value_stdevs: np.ndarray, stdevs: float,
@@ -21,7 +29,6 @@ def lcb_action(visits: np.ndarray, q: np.ndarray, value_stdevs: np.ndarray, stde
     move's visits; the most visited move unless another's bound is strictly higher. Some move has visits."""
     most = int(np.argmax(visits))
     n = visits.astype(np.float64)
-    bounds = q.astype(np.float64) - stdevs * value_stdevs.astype(np.float64) / np.sqrt(np.maximum(n, 1.0))
-    bounds = np.where(n >= min_visit_share * n[most], bounds, -np.inf)
+    bounds = np.where(n >= min_visit_share * n[most], lower_bounds(visits, q, value_stdevs, stdevs), -np.inf)
     best = int(np.argmax(bounds))
     return best if bounds[best] > bounds[most] else most

@@ -116,3 +116,21 @@ def test_a_gumbel_search_plays_its_own_choice() -> None:
 def test_bad_settings_are_refused(settings: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SearchConfig(**settings)
+
+
+def test_the_analysis_reports_the_bound_that_chose_the_move() -> None:
+    from gtp.analysis import candidates, move_stats
+
+    search = Search(Game(Rules.go(5, "chinese")), Uniform(), SearchConfig(lcb_stdevs=5.0))
+    search.run(1)
+    result = _result_on(search, {LEADER: SPLIT_LEADER, RUNNER_UP: STEADY_RUNNER_UP})
+    assert result.move_lcbs is not None and result.move_lcbs[OTHER] == 0.0
+    order = candidates(result)
+    assert order[:2] == [RUNNER_UP, LEADER]   # order 0 is the move played, ahead of the most visited
+    first, second = (move_stats(result, action) for action in order[:2])
+    assert first.lcb > second.lcb   # and its reported bound is the higher one
+    visits, mean, _ = STEADY_RUNNER_UP
+    stdev = search.tree.root_value_stdevs(search.rules.num_actions)[RUNNER_UP]
+    assert first.lcb == pytest.approx((mean - 5.0 * stdev / np.sqrt(visits) + 1) / 2, abs=1e-4)
+    off = _result(SearchConfig(lcb_stdevs=0.0), {LEADER: SPLIT_LEADER, RUNNER_UP: STEADY_RUNNER_UP})
+    assert off.move_lcbs is None and move_stats(off, LEADER).lcb < (SPLIT_LEADER[1] + 1) / 2
