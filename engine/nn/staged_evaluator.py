@@ -5,16 +5,19 @@ first ``genmove`` at once. :class:`StagedEvaluator` therefore starts on the nump
 (:mod:`engine.nn.numpy_net`, no torch) and, once the first search on a board size has answered
 (:meth:`StagedEvaluator.compile_ahead`), loads the torch network in a background thread, which has the
 network compiled ahead of time for that size (:mod:`engine.nn.precompiled`: a separate process, or the
-package already in the user's cache). Evaluations move to torch only when its compiled form for the board
-size is there (or, where torch does not compile ahead of time, such as on bf16 hardware, as soon as it is
-loaded): the eager torch network runs the bundled networks at 0.9-1.2x the numpy one's speed, the compiled
-one at about 1.5x. Both forms give the same outputs to float tolerance, and both sit behind one cache.
+package already in the user's cache). Evaluations move to torch's compiled form for a board size once it is
+there; until then to torch's eager network if, timed once on the first batch of that size, it beats numpy's
+(how much depends on the CPU: with bf16 arithmetic in hardware it can be several times faster, without it
+about as fast), else they stay on numpy. The compile runs at the lowest priority, so on a core the engine
+keeps busy (pondering, analysis) it can take most of an hour; the eager network carries that time. All forms
+give the same outputs to float tolerance (bf16's, where torch runs in bf16), and all sit behind one cache.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +53,7 @@ class StagedEvaluator(NumpyEvaluator):
         self._seed = seed
         self._torch: NetEvaluator | None = None
         self._sizes: set[int] = set()   # board sizes to compile for, once torch is loaded
+        self._eager_pays: dict[int, bool] = {}   # board size: torch's eager network beats numpy's (timed once)
         self._loader: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -100,10 +104,31 @@ class StagedEvaluator(NumpyEvaluator):
         log.info("network: %r loaded (moves run on it once it is compiled for their board size)", network)
 
     def _forward(self, planes: np.ndarray) -> NetOutput[np.ndarray]:
-        network = self._torch
-        if network is not None and network.ready_for(planes.shape[-1]):
+        network, size = self._torch, planes.shape[-1]
+        if network is None:
+            return self.net(planes)
+        if network.ready_for(size):
             return network.infer(planes)   # no symmetry of its own: this evaluator drew it
-        return self.net(planes)
+        eager_pays = self._eager_pays.get(size)
+        if eager_pays is None:
+            return self._timed_forward(network, planes)
+        return network.infer(planes) if eager_pays else self.net(planes)
+
+    def _timed_forward(self, network: NetEvaluator, planes: np.ndarray) -> NetOutput[np.ndarray]:
+        """The first batch of a board size after torch loaded, before it is compiled: on torch's eager network
+        (twice, its first pass setting up its kernels) and on numpy's, timed; which is faster decides where the
+        size's batches run until the compiled form is there. The faster one's outputs."""
+        size = planes.shape[-1]
+        network.infer(planes)
+        started = time.perf_counter()
+        eager = network.infer(planes)
+        eager_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        numpy = self.net(planes)
+        eager_pays = self._eager_pays[size] = eager_seconds < time.perf_counter() - started
+        log.info("network: %dx%d boards run on torch's eager network until it is compiled: %s", size, size,
+                 "faster than numpy's" if eager_pays else "no, numpy's is faster")
+        return eager if eager_pays else numpy
 
     def __repr__(self) -> str:
         return (f"StagedEvaluator({self.config.name}, encoder={self.encoder.name!r}, runtime={self.runtime}, "

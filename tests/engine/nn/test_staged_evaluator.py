@@ -1,12 +1,14 @@
-"""A front end's network on the CPU: numpy at once, torch's compiled network once it is ready, and an engine that
-is ready to move before torch is imported."""
+"""A front end's network on the CPU: numpy at once, torch's eager network once loaded where it is the faster,
+torch's compiled network once it is ready, and an engine that is ready to move before torch is imported."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,6 +46,41 @@ def test_moves_run_on_numpy_until_torch_has_the_compiled_network(tmp_path: Path,
     for evaluation in (loaded, after):
         np.testing.assert_allclose(evaluation.priors, before.priors, rtol=1e-4, atol=1e-6)
         np.testing.assert_allclose(evaluation.values, before.values, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("numpy_seconds,torch_seconds,on_torch", [(0.05, 0.0, True), (0.0, 0.05, False)])
+def test_until_the_compiled_network_is_there_the_faster_of_eager_torch_and_numpy_plays(
+        tmp_path: Path, fake_compiles: Recorded, monkeypatch: pytest.MonkeyPatch, numpy_seconds: float,
+        torch_seconds: float, on_torch: bool) -> None:
+    import time
+
+    evaluator = _staged(_model(tmp_path))
+    evaluator.compile_ahead(5)
+    assert evaluator.wait_for_torch(timeout=60)
+    calls = {"numpy": 0, "torch": 0}
+    numpy_net, torch_infer = evaluator.net, evaluator._torch.infer
+
+    def timed(name: str, seconds: float, inner: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            calls[name] += 1
+            time.sleep(seconds)
+            return inner(*args)
+        return run
+
+    monkeypatch.setattr(evaluator, "net", timed("numpy", numpy_seconds, numpy_net))
+    monkeypatch.setattr(evaluator._torch, "infer", timed("torch", torch_seconds, torch_infer))
+    on5 = _positions(Rules.go(5, "japanese"), 3)
+    first = evaluator.evaluate(on5)   # timed: torch twice (the first sets up its kernels), numpy once
+    assert calls == {"numpy": 1, "torch": 2}
+    evaluator.clear_cache()
+    evaluator.evaluate(on5)
+    assert calls == {"numpy": 1 + (not on_torch), "torch": 2 + on_torch}   # decided: no timing again
+    assert evaluator.compiled_sizes == frozenset() and fake_compiles.sizes == []
+    FakeChild.last.finish()
+    evaluator.clear_cache()
+    compiled = evaluator.evaluate(on5)
+    assert calls["torch"] == 3 + on_torch and evaluator.compiled_sizes == {5}   # compiled: torch, always
+    np.testing.assert_allclose(compiled.priors, first.priors, rtol=1e-4, atol=1e-6)
 
 
 def test_a_size_asked_for_after_torch_loaded_is_compiled_too(tmp_path: Path, fake_compiles: Recorded) -> None:
