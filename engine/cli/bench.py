@@ -26,7 +26,13 @@ from engine.cli.options import (
     threads_option,
 )
 from engine.cli.process import set_blas_threads_first, set_torch_threads
-from engine.cli.settings import PLAYER_VISITS, SELFPLAY_BATCH, SELFPLAY_PARALLEL_GAMES, SELFPLAY_VISITS
+from engine.cli.settings import (
+    PLAYER_VISITS,
+    SELFPLAY_BATCH,
+    SELFPLAY_FULL_SEARCH_PCT,
+    SELFPLAY_PARALLEL_GAMES,
+    SELFPLAY_VISITS,
+)
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
            "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
@@ -287,7 +293,8 @@ def startup_command(sizes: tuple[int, ...], modes: tuple[str, ...], runs: int, g
               help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
 @click.option("--visits", "--readouts", "readouts", type=click.IntRange(2), default=SELFPLAY_VISITS.default,
               show_default=True, help="Visits of a full search; --readouts is the same setting.")
-@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=25.0, show_default=True)
+@click.option("--full-search-pct", type=click.FloatRange(0, 100), default=SELFPLAY_FULL_SEARCH_PCT,
+              show_default=True)
 @click.option("--parallel-games", type=click.IntRange(1), default=SELFPLAY_PARALLEL_GAMES.default, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=SELFPLAY_BATCH.default, show_default=True,
               help="Leaves per game and step.")

@@ -17,7 +17,7 @@ __all__ = ["PLAYER_VISITS", "GTP_VISITS", "GTP_MOVE_SECONDS", "SEARCH_STDEV_SCAL
            "MATCH_VISITS", "MATCH_GAMES", "MATCH_PARALLEL_GAMES", "MATCH_BATCH", "MATCH_OPENING_MOVES",
            "MATCH_RESIGN_THRESHOLD", "MATCH_HANDICAP", "MATCH_HANDICAP_TAKER", "SELFPLAY_VISITS",
            "SELFPLAY_PARALLEL_GAMES", "SELFPLAY_BATCH", "SELFPLAY_RESIGN_THRESHOLD", "SELFPLAY_FORCED_PLAYOUTS",
-           "SELFPLAY_GUMBEL"]
+           "SELFPLAY_GUMBEL", "SELFPLAY_FULL_SEARCH_PCT", "SELFPLAY_HOLDOUT_PCT", "SELFPLAY_RESIGN_DISABLED_PCT"]
 
 PLAYER_VISITS = Setting(PlayerConfig, "visits")
 """The player's visits a move: ``engine gomocup`` and ``engine play`` with neither ``--visits`` nor ``--time``, and
@@ -51,3 +51,9 @@ SELFPLAY_BATCH = Setting(SelfPlayConfig, "player.search.batch_size")
 SELFPLAY_RESIGN_THRESHOLD = Setting(SelfPlayConfig, "player.resign_threshold")
 SELFPLAY_FORCED_PLAYOUTS = Setting(SelfPlayConfig, "player.search.forced_playouts_k")
 SELFPLAY_GUMBEL = Setting(SelfPlayConfig, "player.search.gumbel_considered")
+SELFPLAY_FULL_SEARCH_PCT = 100 * Setting(SelfPlayConfig, "full_search_share").default
+"""Playout Cap Randomization's share of full searches, as the ``--full-search-pct`` options give it (percent)."""
+SELFPLAY_HOLDOUT_PCT = 100 * Setting(SelfPlayConfig, "holdout_share").default
+"""The share of self-play games held out, as ``--holdout-pct`` gives it (percent)."""
+SELFPLAY_RESIGN_DISABLED_PCT = 100 * Setting(SelfPlayConfig, "resign_disabled_share").default
+"""The share of self-play games that play on past resignation, as ``--resign-disabled-pct`` gives it (percent)."""

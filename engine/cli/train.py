@@ -36,8 +36,11 @@ from engine.cli.settings import (
     MATCH_VISITS,
     SELFPLAY_BATCH,
     SELFPLAY_FORCED_PLAYOUTS,
+    SELFPLAY_FULL_SEARCH_PCT,
     SELFPLAY_GUMBEL,
+    SELFPLAY_HOLDOUT_PCT,
     SELFPLAY_PARALLEL_GAMES,
+    SELFPLAY_RESIGN_DISABLED_PCT,
     SELFPLAY_RESIGN_THRESHOLD,
     SELFPLAY_VISITS,
 )
@@ -227,7 +230,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
               show_default=True, help="Visits of a full search (a policy target); --readouts is the same setting.")
 @click.option("--cheap-visits", "--cheap-readouts", "cheap_visits", type=click.IntRange(2), default=None,
               help="Visits of a cheap search [default: --visits / 6]; --cheap-readouts is the same setting.")
-@click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100), default=25.0,
+@click.option("--full-search-pct", "full_search_share", type=click.FloatRange(0, 100),
+              default=SELFPLAY_FULL_SEARCH_PCT,
               show_default=True, callback=_share,
               help="Playout Cap Randomization: share of moves with the full search (100: all).")
 @_selfplay_method_options("player__search__")
@@ -235,7 +239,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @click.option("--output-dir", default="games", show_default=True,
               help="Game records (with --ray also an fsspec URL); held-out games go to its holdout/ folder.")
 @click.option("--output-sgf", type=click.Path(file_okay=False), default=None, help="Also write SGF files here.")
-@click.option("--holdout-pct", "holdout_share", type=click.FloatRange(0, 100), default=5.0, show_default=True,
+@click.option("--holdout-pct", "holdout_share", type=click.FloatRange(0, 100),
+              default=SELFPLAY_HOLDOUT_PCT, show_default=True,
               callback=_share)
 @click.option("--parallel-games", type=click.IntRange(1), default=None,
               help="Games in flight per process; their leaves share one network call [default: 16; 64 on a GPU].")
@@ -250,7 +255,8 @@ def _selfplay_method_options(prefix: str) -> Callable[..., Any]:
 @click.option("--no-resign", is_flag=True, help="Never resign.")
 @click.option("--random-moves", type=click.IntRange(0), default=0, show_default=True,
               help="Uniformly random opening moves a game (no policy target).")
-@click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100), default=10.0,
+@click.option("--resign-disabled-pct", "resign_disabled_share", type=click.FloatRange(0, 100),
+              default=SELFPLAY_RESIGN_DISABLED_PCT,
               show_default=True, callback=_share, help="Games that may not resign, to measure false resignations.")
 @click.option("--rules", "rules_text", default=None,
               help="Rules string [default: chinese / freestyle k=5 / chain-reaction].")
@@ -595,9 +601,11 @@ _SEEDED = ("bootstrap", "selfplay", "train", "match")
 @click.option("--cheap-visits", "--cheap-readouts", "selfplay__cheap_readouts", type=click.IntRange(2), default=None,
               help="Visits of a self-play move's cheap search [default: --visits / 6]; --cheap-readouts is the same "
               "setting.")
-@click.option("--full-search-pct", "selfplay__full_search_share", type=click.FloatRange(0, 100), default=25.0,
+@click.option("--full-search-pct", "selfplay__full_search_share", type=click.FloatRange(0, 100),
+              default=SELFPLAY_FULL_SEARCH_PCT,
               show_default=True, callback=_share)
-@click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100), default=5.0,
+@click.option("--holdout-pct", "selfplay__holdout_share", type=click.FloatRange(0, 100),
+              default=SELFPLAY_HOLDOUT_PCT,
               show_default=True, callback=_share)
 @_selfplay_method_options("selfplay__player__search__")
 @click.option("--random-moves", "selfplay__random_moves", type=click.IntRange(0), default=0, show_default=True,

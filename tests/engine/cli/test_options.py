@@ -109,6 +109,12 @@ def _option(words: tuple[str, ...], name: str) -> click.Option:
     (("bench", "selfplay"), "--visits", SelfPlayConfig().player.visits),
     (("bench", "genmove"), "--visits", PlayerConfig().visits),
     (("search-picture",), "--visits", PlayerConfig().visits),
+    (("selfplay",), "--full-search-pct", 100 * SelfPlayConfig().full_search_share),
+    (("selfplay",), "--holdout-pct", 100 * SelfPlayConfig().holdout_share),
+    (("selfplay",), "--resign-disabled-pct", 100 * SelfPlayConfig().resign_disabled_share),
+    (("loop",), "--full-search-pct", 100 * SelfPlayConfig().full_search_share),
+    (("loop",), "--holdout-pct", 100 * SelfPlayConfig().holdout_share),
+    (("bench", "selfplay"), "--full-search-pct", 100 * SelfPlayConfig().full_search_share),
 ])
 def test_an_options_default_is_its_configs(words: tuple[str, ...], name: str, default: object) -> None:
     """Each command's option holds the default of the config field it sets, so that the command and the library
