@@ -603,30 +603,30 @@ class Tree:
         larger = min(2 * self.allocated, self.capacity)
         if larger <= self.allocated:
             return self.prune()
-        started = time.perf_counter()
-        used = self.nodes
-        ints = np.zeros((INT_ROWS, larger), dtype=np.int32)
-        floats = np.zeros((FLOAT_ROWS, larger), dtype=np.float32)
-        ints[:, :used] = self.ints[:, :used]
-        floats[:, :used] = self.floats[:, :used]
-        self.ints, self.floats = ints, floats
-        self.last_growth = time.perf_counter() - started
-        self.growth_seconds += self.last_growth
+        self.last_growth = self._grow(larger, resident=False)
         return None
 
     def reserve(self) -> None:
         """Take the whole capacity now and write it once, so that it is resident from here on: a search that
         will fill the tree (analysis, pondering) holds its memory bound from its first minute instead of
         creeping up to it, and pruning and re-rooting then work within these arrays."""
-        if self.allocated >= self.capacity:
-            return
+        if self.allocated < self.capacity:
+            self._grow(self.capacity, resident=True)
+
+    def _grow(self, size: int, *, resident: bool) -> float:
+        """Arrays of ``size`` nodes in place of these, holding the nodes in use; with ``resident`` every page is
+        written now, else the new pages are calloc's, zeroed as the tree first touches them. Its seconds, also
+        added to ``growth_seconds``."""
         started, used = time.perf_counter(), self.nodes
-        ints = np.empty((INT_ROWS, self.capacity), dtype=np.int32)
-        floats = np.empty((FLOAT_ROWS, self.capacity), dtype=np.float32)
+        ints = np.zeros((INT_ROWS, size), dtype=np.int32)
+        floats = np.zeros((FLOAT_ROWS, size), dtype=np.float32)
         ints[:, :used], floats[:, :used] = self.ints[:, :used], self.floats[:, :used]
-        ints[:, used:], floats[:, used:] = 0, 0.0
+        if resident:
+            ints[:, used:], floats[:, used:] = 0, 0.0
         self.ints, self.floats = ints, floats
-        self.growth_seconds += time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        self.growth_seconds += seconds
+        return seconds
 
     def prune(self) -> np.ndarray | None:
         """Free at least half the arrays: the nodes below the root with the fewest visits become leaves again
