@@ -1,6 +1,6 @@
 # Keeping a run's folders in the repository, so that a run that stops on one machine goes on on another:
 # sourced by the experiments' run.sh scripts. A folder of SGF games is kept as one
-# compressed archive beside it (NAME-sgf.tar.gz); everything else as it is.
+# compressed archive beside it (NAME-sgf.tar.xz); everything else as it is.
 
 keep_folder() {  # $1: a work folder (e.g. matches), $2: where to keep it; files being written (*.part) are left out
     [ -d "$1" ] || return 0
@@ -8,11 +8,11 @@ keep_folder() {  # $1: a work folder (e.g. matches), $2: where to keep it; files
     (cd "$1" && tar -cf - --exclude='*.sgf' --exclude='*.part' .) | (cd "$2" && tar -xf -)
     find "$2" -type d -empty -delete
     (cd "$1" && find . -type f -name '*.sgf' -printf '%h\n' | sort -u) | while read -r folder; do
-        archive="$2/$folder-sgf.tar.gz"
-        [ "$folder" = . ] && archive="$2/games-sgf.tar.gz"   # games at the top: not a hidden .-sgf.tar.gz
+        archive="$2/$folder-sgf.tar.xz"
+        [ "$folder" = . ] && archive="$2/games-sgf.tar.xz"   # games at the top: not a hidden .-sgf.tar.xz
         mkdir -p "$2/$(dirname "$folder")"
         (cd "$1/$(dirname "$folder")" && find "$(basename "$folder")" -maxdepth 1 -name '*.sgf' -printf '%p\n' \
-            | sort | tar -czf "$archive" --owner=0 --group=0 --mtime=@0 -T -)
+            | sort | tar -cJf "$archive" --owner=0 --group=0 --mtime=@0 -T -)
     done
 }
 
@@ -20,8 +20,8 @@ restore_folder() {  # $1: a kept folder, $2: the work folder; what the work fold
     [ -d "$1" ] || return 0
     mkdir -p "$2"
     cp -rn "$1/." "$2/"
-    find "$2" -name '*-sgf.tar.gz' | while read -r archive; do
-        tar -xzkf "$archive" -C "$(dirname "$archive")" 2>/dev/null || true
+    find "$2" -name '*-sgf.tar.xz' | while read -r archive; do
+        tar -xkf "$archive" -C "$(dirname "$archive")" 2>/dev/null || true
         rm "$archive"
     done
 }

@@ -1,4 +1,4 @@
-"""The tree carries a binary only where something cites it, and never the same bytes twice.
+"""The tree carries a binary only where something cites it, never the same bytes twice, and within a budget.
 
 A binary (git's own test: its indexed content is not text) under `experiments/NAME/` must be named by a markdown
 file of that experiment, of docs/ or the README, as a path tail or a glob (`matches/stage13-vs-stage9-19x19*`) or
@@ -120,19 +120,19 @@ def citing_files(path: str, tracked: list[str]) -> list[str]:
 
 
 def test_is_cited_reads_tails_globs_and_folders() -> None:
-    path = "experiments/go19-supervised/matches/stage13-vs-stage9-19x19-sgf.tar.gz"
+    path = "experiments/go19-supervised/matches/stage13-vs-stage9-19x19-sgf.tar.xz"
     bases = [PurePosixPath("experiments/go19-supervised"), PurePosixPath(".")]
     assert home(path) == bases[0]
     assert home("engine/nn/networks/a.safetensors") == PurePosixPath("engine/nn/networks")
-    assert is_cited(path, {"stage13-vs-stage9-19x19-sgf.tar.gz"}, bases)
+    assert is_cited(path, {"stage13-vs-stage9-19x19-sgf.tar.xz"}, bases)
     assert is_cited(path, {"matches/stage13-vs-stage9-19x19*"}, bases)
     assert is_cited(path, {"matches/"}, bases)
-    assert is_cited(path, {"../go19-supervised/matches/*.tar.gz"}, bases)
+    assert is_cited(path, {"../go19-supervised/matches/*.tar.xz"}, bases)
     assert not is_cited(path, {"stage13-vs-stage9-19x19.json", "matches/stage12*", "go19-supervised/matches",
-                               "experiments/", "experiments/go19-supervised/", "*", "**", "matches*", "*.gz",
-                               "sgf.tar.gz", "../../../matches/"}, bases)
-    assert cited_words("games in `../matches/x-sgf.tar.gz`, and (results/a.png). See ** and `*`.") == {
-        "../matches/x-sgf.tar.gz", "results/a.png"}
+                               "experiments/", "experiments/go19-supervised/", "*", "**", "matches*", "*.xz",
+                               "sgf.tar.xz", "../../../matches/"}, bases)
+    assert cited_words("games in `../matches/x-sgf.tar.xz`, and (results/a.png). See ** and `*`.") == {
+        "../matches/x-sgf.tar.xz", "results/a.png"}
     assert _resolve("../../x", PurePosixPath("a")) == ""
 
 
@@ -161,3 +161,15 @@ def test_no_two_binaries_share_their_bytes(index: dict[str, tuple[str, str]], bi
         by_object.setdefault(index[path][1], []).append(path)
     copies = [paths for paths in by_object.values() if len(paths) > 1]
     assert not copies, f"the same bytes tracked twice (keep one, link the other with a git symlink): {copies}"
+
+
+BINARY_BUDGET_BYTES = 15_000_000
+"""What the tracked binaries may weigh together: the bundled networks and the archives that results cite."""
+
+
+def test_tracked_binaries_fit_their_budget(index: dict[str, tuple[str, str]], binaries: list[str]) -> None:
+    sizes = {path: int(_git("cat-file", "-s", index[path][1]).strip()) for path in binaries}
+    total = sum(sizes.values())
+    largest = sorted(sizes, key=sizes.get, reverse=True)[:5]
+    assert total <= BINARY_BUDGET_BYTES, (f"tracked binaries weigh {total / 1e6:.1f} MB, over the "
+                                          f"{BINARY_BUDGET_BYTES / 1e6:.0f} MB budget; the largest: {largest}")

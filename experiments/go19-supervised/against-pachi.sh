@@ -42,7 +42,7 @@ PACHI_ARGS="threads=1,pondering=0"
 playouts="$WORK/matches/pachi-playouts-19x19-${SECONDS_A_MOVE}s"
 if [ ! -f "$playouts" ]; then
     positions=$(mktemp -d)
-    tar -xzf "$GNUGO_MATCH-sgf.tar.gz" -C "$positions"
+    tar -xf "$GNUGO_MATCH-sgf.tar.xz" -C "$positions"
     python3 "$HERE/experiments/go9-selfplay/pachi_playouts.py" "$PACHI -r chinese $PACHI_ARGS" "$SECONDS_A_MOVE" \
         "$positions/$(basename "$GNUGO_MATCH")" --komi 7.5 --games 3 --every 10 --probe 2000 \
         > "$playouts.part"

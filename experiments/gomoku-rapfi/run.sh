@@ -88,8 +88,8 @@ case "$ACTION" in
         done
         if [ -f "$DIR/model.safetensors" ]; then cp "$DIR/model.safetensors" "$RESULTS/"; fi
         for part in train holdout match-rapfi; do keep_folder "$DIR/$part" "$RESULTS/$part"; done
-        for archive in "$RESULTS"/{train,holdout}/batch-*-sgf.tar.gz; do   # a batch still playing is played again
-            [ ! -f "$archive" ] || [ -f "${archive%-sgf.tar.gz}.json" ] || rm "$archive"
+        for archive in "$RESULTS"/{train,holdout}/batch-*-sgf.tar.xz; do   # a batch still playing is played again
+            [ ! -f "$archive" ] || [ -f "${archive%-sgf.tar.xz}.json" ] || rm "$archive"
         done
         ;;
     restore)

@@ -40,7 +40,7 @@
 #   MODEL_freestyle, MODEL_renju  the networks the matches rate (default: the bundled ones, the networks
 #                  chosen from the loops; e.g. MODEL_freestyle=WORK/loop-freestyle/models/000012-...)
 #   RESULTS        where `save` keeps things (default experiments/gomoku15/results): each supervised start's
-#                  games (one .tar.gz), and its network and reports once trained; each loop as
+#                  games (one .tar.xz), and its network and reports once trained; each loop as
 #                  experiments/loop_run.py keeps it; the matches
 # Supervised-start settings (GAMES_SUPERVISED, STEPS_SUPERVISED, BLOCKS, FILTERS, ...) go to
 # supervised.sh through the environment (it reads GAMES, STEPS, ...: see there).
@@ -138,8 +138,8 @@ from engine.nn.networks import bundled_model; print(bundled_model(Rules.gomoku(1
             supervised="$WORK/supervised-$rules" kept="$RESULTS/supervised-$rules"
             if [ -d "$supervised/sgf" ]; then   # the games too: a few hundred kB that say what it learnt from
                 mkdir -p "$kept"
-                tar czf "$kept/sgf.tar.gz.part" -C "$supervised" sgf
-                mv "$kept/sgf.tar.gz.part" "$kept/sgf.tar.gz"
+                tar cJf "$kept/sgf.tar.xz.part" -C "$supervised" sgf
+                mv "$kept/sgf.tar.xz.part" "$kept/sgf.tar.xz"
             fi
             [ -f "$supervised/model1.safetensors" ] && copy_trained "$supervised" "$kept"
             [ -f "$WORK/loop-$rules/state.json" ] && \
@@ -153,7 +153,7 @@ from engine.nn.networks import bundled_model; print(bundled_model(Rules.gomoku(1
             kept="$RESULTS/supervised-$rules" supervised="$WORK/supervised-$rules"
             if [ -d "$kept" ]; then
                 mkdir -p "$supervised"
-                [ -f "$kept/sgf.tar.gz" ] && tar xzf "$kept/sgf.tar.gz" -C "$supervised" --skip-old-files
+                [ -f "$kept/sgf.tar.xz" ] && tar xf "$kept/sgf.tar.xz" -C "$supervised" --skip-old-files
                 copy_trained "$kept" "$supervised" -n
             fi
             [ -d "$RESULTS/loop-$rules" ] && \

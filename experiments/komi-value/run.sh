@@ -19,7 +19,7 @@ if [ "$KOMI" = save ]; then
     for dir in "$WORK"/komi-*/; do
         name=$(basename "$dir")
         cp "$WORK/$name.json" "$HERE/results/$name.json"
-        tar -czf "$HERE/results/$name-sgf.tar.gz" -C "$WORK" "$name"
+        tar -cJf "$HERE/results/$name-sgf.tar.xz" -C "$WORK" "$name"
     done
     exit 0
 fi

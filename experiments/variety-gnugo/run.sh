@@ -17,7 +17,7 @@ if [ "$ARM" = save ]; then
     mkdir -p "$HERE/results"
     for arm in drawn deterministic; do
         cp "$WORK/$arm.json" "$HERE/results/$arm.json"
-        tar -czf "$HERE/results/$arm-sgf.tar.gz" -C "$WORK" "$arm"
+        tar -cJf "$HERE/results/$arm-sgf.tar.xz" -C "$WORK" "$arm"
     done
     exit 0
 fi
