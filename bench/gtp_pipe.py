@@ -14,10 +14,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO
 
 from bench.timing import BenchError, engine_process
 
-__all__ = ["GtpPipe", "resident_bytes", "status_bytes", "queued_lines"]
+__all__ = ["GtpPipe", "resident_bytes", "status_bytes", "queued_lines", "write_line"]
 
 ANSWER_TIMEOUT = 600.0
 """Seconds the engine may take over one answer before the benchmark counts it as hung."""
@@ -60,6 +61,17 @@ def queued_lines(stream: Iterable[str], keep: Callable[[str], str | None],
     return lines
 
 
+def write_line(stream: IO[str] | None, line: str) -> bool:
+    """Write ``line`` to a child's input and flush it; False where the child has gone (its pipe is closed)."""
+    assert stream is not None
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except OSError:
+        return False
+    return True
+
+
 class GtpPipe:
     """``engine gtp ARGUMENTS``; ``ask`` returns an answer's text and the seconds it took, ``line`` the next line
     the engine wrote (answers and streamed analysis alike). The engine's stderr goes to a temporary file, so that
@@ -79,12 +91,8 @@ class GtpPipe:
 
     def send(self, command: str) -> None:
         """Write ``command`` without waiting for its answer."""
-        assert self._process.stdin is not None
-        try:
-            self._process.stdin.write(command + "\n")
-            self._process.stdin.flush()
-        except BrokenPipeError:
-            raise self._died() from None
+        if not write_line(self._process.stdin, command):
+            raise self._died()
 
     def line(self, timeout: float = ANSWER_TIMEOUT) -> str:
         """The next line the engine writes; a :class:`BenchError` if none comes within ``timeout`` seconds or

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.gtp_pipe import queued_lines, status_bytes
+from bench.gtp_pipe import queued_lines, status_bytes, write_line
 from engine import Color, EngineError, Game, Outcome, Rules, dump_sgf, opening_actions, write_text
 from training.baselines import random_move
 from training.match import MatchResult
@@ -98,12 +98,7 @@ class Brain:
         self._lines = queued_lines(self.process.stdout, _answer_line, f"{name}-reader")   # then None: it exited
 
     def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
-        except OSError:
-            pass   # it exited: the next answer says so
+        write_line(self.process.stdin, line)   # False: it exited, and the next answer says so
 
     def ask(self, lines: str, timeout: float) -> tuple[str | None, float]:
         """Send ``lines`` (one command: ``BOARD`` takes several); the answer (None: none within ``timeout``
