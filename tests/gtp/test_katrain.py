@@ -22,7 +22,7 @@ from engine.nn.networks import bundled_model
 def host(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[KaTrainHost]:
     """KaTrain on the bundled network of the board size ``request.param``, at few visits."""
     model = bundled_model(Rules.go(request.param))
-    katrain = KaTrainHost(tmp_path, model, max_visits=16, fast_visits=8, max_time=20.0)
+    katrain = KaTrainHost(tmp_path, model, humanlike_model=str(model), max_visits=16, fast_visits=8, max_time=20.0)
     yield katrain
     katrain.close()
 
