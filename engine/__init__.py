@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     )
     from engine.search.mcts import Search, SearchJob, SearchResult, nodes_within
     from engine.search.ownership.estimate import black_view, estimate_ownership, judged_outcome
+    from engine.search.passing import pass_wins
     from engine.search.player import Decision, MoveSearch, Player
     from engine.search.resign import ResignationWatch
 
@@ -97,11 +98,11 @@ __all__ = [
     "dump_sgf", "estimate_ownership", "fit_onto", "fitting_openings", "fixed_handicap", "free_handicap",
     "gtp_to_action", "handicap_bonus_rule", "is_number", "judged_outcome", "level_named", "list_collections",
     "load_evaluator", "load_model", "load_sgf", "load_sgf_file", "masked_softmax", "model_name", "nearest_level",
-    "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pick_device", "pick_dtype", "playout_ownership",
-    "rank_value", "read_collection", "read_index", "read_info", "read_json", "read_openings", "read_piskvork",
-    "save_model", "seen_at_level", "set_blas_threads", "set_cpu_threads", "sgf_to_action", "start_kernel_compiler",
-    "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp", "white_handicap_bonus",
-    "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json", "write_text",
+    "nodes_within", "opening_actions", "overlaps", "parse_aux_heads", "pass_wins", "pick_device", "pick_dtype",
+    "playout_ownership", "rank_value", "read_collection", "read_index", "read_info", "read_json", "read_openings",
+    "read_piskvork", "save_model", "seen_at_level", "set_blas_threads", "set_cpu_threads", "sgf_to_action",
+    "start_kernel_compiler", "step", "stone_status", "submit_step", "to_diagram", "to_orb_diagram", "utc_timestamp",
+    "white_handicap_bonus", "with_handicap_bonus", "without_blind_spots", "write_bytes", "write_json", "write_text",
 ]
 
 __getattr__ = lazy_getattr(__name__, __file__)

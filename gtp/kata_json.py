@@ -41,6 +41,7 @@ from engine import (
     action_to_gtp,
     gtp_to_action,
     handicap_bonus_rule,
+    pass_wins,
     with_handicap_bonus,
 )
 from gtp.analysis import candidates, move_stats
@@ -536,10 +537,16 @@ def _points(values: np.ndarray) -> list[float]:
     return [_round(v) for v in values]
 
 
-def human_policy(level: Level, result: SearchResult) -> list[float]:
-    """``humanPolicy``: the distribution ``level``'s move is drawn from after the search (``N*N+1`` numbers,
-    rows from the top, pass last, 0 on every move the level would not play), which KaTrain's human-like AIs
-    draw their move from."""
+def human_policy(level: Level, game: Game, result: SearchResult) -> list[float]:
+    """``humanPolicy``: the distribution ``level``'s move is drawn from after the search of ``game`` (``N*N+1``
+    numbers, rows from the top, pass last, 0 on every move the level would not play), which KaTrain's
+    human-like AIs draw their move from. Where the opponent passed and a pass ends a game won on a settled board
+    it is that pass alone, as the player's own rule has it (:func:`~engine.search.passing.pass_wins`): people
+    know when a game is over, and two such levels end their game."""
+    if pass_wins(game, result):
+        policy = np.zeros(game.rules.num_actions, dtype=np.float32)
+        policy[game.rules.pass_action] = 1.0
+        return _points(policy)
     return _points(level.move_policy(result))
 
 

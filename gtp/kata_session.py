@@ -98,7 +98,7 @@ class _TurnJob(SearchJob):
         result = self.result()
         reply = analysis_response(self.query, self.turn, result, self.search, self.policy, during)
         if self.level is not None:
-            reply["humanPolicy"] = human_policy(self.level, result)
+            reply["humanPolicy"] = human_policy(self.level, self.turn.game, result)
         return reply
 
 

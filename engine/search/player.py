@@ -11,7 +11,7 @@ below a threshold, and the score lead below a margin, for several of the player'
 in a handicap game: :mod:`engine.search.resign`; or a Gomoku game is
 over and lost: a controller may still ask for a move), when to pass (never
 into a loss under area scoring, and back at once when the opponent passed,
-the game is won as it stands and the board is settled), when to capture
+the game is won as it stands and the board is settled: :mod:`engine.search.passing`), when to capture
 instead (cleanup: stones called dead are taken off the board before the game
 ends) and playing on in a game that two passes ended (GTP knows no end of game).
 
@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.core.game import Game
-from engine.core.ownership import playout_ownership, stone_status
 from engine.core.rules import Rules
 from engine.core.types import Color, GameOverError
 from engine.search.config import PlayerConfig, SearchConfig
@@ -39,13 +38,11 @@ from engine.search.evaluator import Evaluator
 from engine.search.guard import guarded_moves
 from engine.search.levels import seen_at_level
 from engine.search.mcts import Search, SearchJob, SearchResult
-from engine.search.ownership import black_view
+from engine.search.passing import pass_margin
 from engine.search.resign import ResignationWatch
 
 __all__ = ["Decision", "MoveSearch", "Player", "PLAY_OPENING"]
 
-DEAD_STONE_PLAYOUTS = 200
-"""Random playouts behind the dead-stone estimate that judges a pass, when the network has no ownership head."""
 GUARD_SHARE = 0.5
 """Of a timed move, the share of its time the threat guard may read for (the search has the rest)."""
 PLAY_OPENING = 1 / 6
@@ -274,7 +271,7 @@ class Player:
                 return pass_action
             return int(np.argmax(np.where(legal, result.priors.astype(np.float64), -1.0)))
         ends = game.position.passes > 0  # the opponent passed: a pass now ends the game
-        judged = self._judge_pass(game, ends, result) if ends else None
+        judged = self._pass_margin(game, result) if ends else None
         if judged is not None and judged[0] > 0:
             return pass_action  # the opponent passed and the game is won on a settled board: end it
         opening = self.config.temperature_moves
@@ -285,7 +282,7 @@ class Player:
         else:
             action = result.best_action
         if action == pass_action and not ends:
-            judged = self._judge_pass(game, ends, result)
+            judged = self._pass_margin(game, result)
         if action == pass_action and judged is not None and judged[0] <= 0:  # unwon, or unsettled at the end
             # play on, but never inside our own area: under area scoring that cannot gain a point and
             # filling our own eyes can lose groups
@@ -297,6 +294,9 @@ class Player:
                 action = int(np.argmax(visits))
         return action
 
+    def _pass_margin(self, game: Game, result: SearchResult) -> tuple[float, np.ndarray] | None:
+        return pass_margin(game, result, self.config.remove_dead_stones, self._seed)
+
     def _sample(self, result: SearchResult) -> int:
         """A move drawn from the visits sharpened by ``1 / temperature``, among the near-best of the moves that
         policy keeps (not those proven lost, when another has visits)."""
@@ -305,39 +305,6 @@ class Player:
             kept = np.where(policy > 0, result.visits, 0.0)
             policy = np.where(kept >= self.config.near_best * kept.max(), policy, 0.0)
         return int(self.rng.choice(len(policy), p=policy / policy.sum()))
-
-    def _judge_pass(self, game: Game, ends: bool, result: SearchResult) -> tuple[float, np.ndarray] | None:
-        """The side to move's margin if it passed now (Go, area scoring) and the owner of every point
-        as judged, or None where the pass is not judged.
-
-        Unless ``remove_dead_stones`` is off, the stones the ownership calls dead
-        (the search's tree-averaged ownership where the network has that head, a
-        playout estimate otherwise) are taken off first, as ``final_score`` does in GTP, and
-        every pass is judged: a network may pass while its groups are dying.
-        A pass that ends the game (``ends``) also needs a settled board: more
-        empty points touching both colours than the board has lines count as
-        no margin, since a referee that judges dead stones, GNU Go say, may
-        disagree with a count of a half-played board. With ``remove_dead_stones``
-        off (self-play scored as the board stands) only game-ending passes are
-        judged, on the board as it stands.
-        """
-        if game.rules.game != "go" or game.rules.scoring != "area":
-            return None
-        dead: list[int] = []
-        if self.config.remove_dead_stones:
-            if result.ownership is not None:
-                ownership = black_view(result.ownership, game.to_play)
-            else:
-                ownership = playout_ownership(game, DEAD_STONE_PLAYOUTS, seed=self._seed)
-            dead = [action for chain in stone_status(game, ownership).dead for action in chain]
-        elif not ends:
-            return None
-        owners = game.ownership(dead)
-        lead = game.score(dead)
-        margin = lead if game.to_play == Color.BLACK else -lead
-        if self.config.remove_dead_stones and ends and np.count_nonzero(owners == 0) > game.rules.size:
-            margin = 0.0
-        return margin, owners
 
 
 def _threatened(rules: Rules) -> Game:

@@ -70,6 +70,21 @@ def test_a_profile_query_answers_the_levels_move_distribution_and_warns_once(
     assert len(warnings) == 1 and "rank_10k" in warnings[0] and "10k" in warnings[0]
 
 
+@pytest.mark.parametrize("rules", ["chinese", "japanese"])
+def test_a_level_passes_back_when_the_opponent_passed_in_a_game_it_has_won(rules: str) -> None:
+    """Black's C3 owns the 5x5 board. After white's pass black, the level, ends the game with all its
+    humanPolicy on pass (two KaTrain human AIs playing each other would otherwise play on for ever); white
+    passed in a game it has lost on its own, black to move but behind after its own C3 were white's: no pass."""
+    settings = {"humanSLProfile": "rank_10k"}
+    won = query("won", moves=[["B", "C3"], ["W", "pass"]], boardXSize=5, boardYSize=5, komi=0.5, rules=rules,
+                overrideSettings=settings)
+    lost = query("lost", moves=[["W", "C3"], ["W", "pass"]], boardXSize=5, boardYSize=5, komi=0.5, rules=rules,
+                 overrideSettings=settings)
+    by_id = {reply["id"]: np.array(reply["humanPolicy"]) for reply in results(serve([won, lost]))}
+    assert by_id["won"][-1] == 1.0 and by_id["won"][:-1].sum() == 0
+    assert by_id["lost"][-1] < 1.0 and by_id["lost"].sum() == pytest.approx(1.0, abs=1e-3)
+
+
 def test_a_bad_profile_in_a_query_is_refused_by_field() -> None:
     replies = serve([query("bad", overrideSettings={"humanSLProfile": "beginner"})])
     assert replies[0]["id"] == "bad" and "humanSLProfile" in replies[0]["error"]

@@ -155,11 +155,25 @@ def test_white_giving_handicap_plays_for_points_where_every_move_reads_lost() ->
         assert search is not None and search.visits[good] <= 2 * np.median(search.visits[search.visits > 0])
 
 
-def test_passes_back_when_the_opponent_passed_and_the_game_is_won() -> None:
-    game = Game(Rules.go(5, "chinese", komi=0.5))
+class ShunsPass(Constant):
+    """Constant's values, and no prior on pass: a search that never visits it."""
+
+    def evaluate(self, positions: Sequence[Position], legal: np.ndarray | None = None) -> Evaluation:
+        evaluation = super().evaluate(positions, legal)
+        evaluation.priors[:, -1] = 0.0
+        return evaluation
+
+
+@pytest.mark.parametrize("scoring", ["chinese", "japanese"])
+def test_passes_back_when_the_opponent_passed_and_the_game_is_won(scoring: str) -> None:
+    """Under area and territory scoring alike: black's C3 owns the settled 5x5 board, so black ends the game
+    even where its search never looked at the pass."""
+    game = Game(Rules.go(5, scoring, komi=0.5))
     for vertex in ["C3", "pass"]:
         game.play(gtp_to_action(vertex, 5))
     assert _player().choose(game).action == game.rules.pass_action
+    config = PlayerConfig(visits=64, search=SearchConfig(batch_size=8))
+    assert Player(ShunsPass(0.0), config, seed=0).choose(game).action == game.rules.pass_action
 
 
 def test_does_not_pass_into_a_loss() -> None:
