@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.core.board import INFO_LEN, ROWS, TO_PLAY, Geometry, geometry
-from engine.core.dispatch import pack_rules, terminal_value
+from engine.core.dispatch import game_result, pack_rules, terminal_value
 from engine.core.game import Game
 from engine.core.position import PositionBatch
 from engine.core.rules import Rules
@@ -465,6 +465,10 @@ class Search:
         result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
                               pv=[int(a) for a in line[:length]], ownership=self.ownership(), proven=proven, **targets)
         result = replace(result, solved_action=_solved_action(result, tree.ints[ACTION, children]))
+        if root.is_over and self.rules.game == "go":   # the count of the finished game, exactly
+            _, lead = game_result(root.cells, root.info, self.geo.width, self.geo.action_point, self.spec,
+                                  float(self.rules.komi))
+            return replace(result, score_mean=float(lead if root.to_play == BLACK else -lead), score_stdev=0.0)
         if not self._has_score or not root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)

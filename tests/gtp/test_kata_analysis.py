@@ -396,3 +396,16 @@ def test_a_closed_output_ends_the_session_after_one_attempt_to_write() -> None:
     AnalysisSession(CONFIG, lambda rules: Material(), io.BytesIO(text.encode()), gone).run(  # type: ignore[arg-type]
         read_ahead=True)
     assert gone.attempts == 1
+
+
+@pytest.mark.parametrize("rules,lead", [("chinese", 24.5), ("japanese", 23.5)])
+def test_a_game_that_two_passes_ended_answers_its_count(rules: str, lead: float) -> None:
+    """Black's C3 owns the 5x5 board and both passed: nothing to search, and the root's score is the count
+    under the rules (area 25, territory 24, less komi 0.5) from white's view, exact, so that a host reading the
+    lead of every position (KaTrain's points lost) has one for the last."""
+    finished = query("end", moves=[["B", "C3"], ["W", "pass"], ["B", "pass"]], boardXSize=5, boardYSize=5,
+                     komi=0.5, rules=rules)
+    (reply,) = results(serve([finished]))
+    root = reply["rootInfo"]
+    assert reply["moveInfos"] == [] and root["visits"] == 0 and root["winrate"] == 0.0
+    assert root["scoreLead"] == -lead and root["scoreStdev"] == 0.0
