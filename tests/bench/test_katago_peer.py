@@ -129,7 +129,8 @@ def test_a_refused_command_is_a_bench_error(tmp_path: Path, monkeypatch: pytest.
 
 
 def _genmove(model: Path, peer: str = "none", peer_binary: str | None = None) -> dict:
-    return measure_genmove(str(model), 0, 0, "zero17", 5, 8, 4, 2, "cpu", "auto", "auto", peer, 1, 0, False,
+    """Two moves on the eager network: a fresh random model file would be compiled anew by every test."""
+    return measure_genmove(str(model), 0, 0, "zero17", 5, 8, 4, 2, "cpu", "auto", "eager", peer, 1, 0, False,
                            peer_binary)
 
 

@@ -209,6 +209,8 @@ def test_time_settings_bound_genmove(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def recording_choose(game, color, **kwargs):  # type: ignore[no-untyped-def]
         seen.append(kwargs["seconds"])
+        if kwargs["seconds"] is None:   # untimed, 10 million visits would search until the tree is full
+            kwargs["stop"] = lambda: True
         return choose(game, color, **kwargs)
 
     monkeypatch.setattr(state.player, "choose", recording_choose)
