@@ -87,7 +87,7 @@ _BENCH = {
                    "engine gtp --ponder: visits gained for the next move, answers' latency."),
     "analysis": Lazy("engine.cli.bench:analysis_command",
                      "engine analysis on a collection of positions: positions/s, batched and not."),
-    "soak": Lazy("engine.cli.bench:soak_command",
+    "soak": Lazy("engine.cli.bench:soak_group",
                  "Hours of engine gtp without a restart: memory and speed at the start and the end, errors."),
     "gpu": Lazy("engine.cli.bench:gpu_command",
                 "A CUDA GPU's targets in one run: self-play, the network, training, each with the GPU's busy share."),

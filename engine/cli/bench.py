@@ -36,7 +36,7 @@ from engine.cli.settings import (
 
 __all__ = ["rules_command", "encode_command", "net_command", "search_command", "genmove_command", "startup_command",
            "threats_command", "selfplay_command", "train_command", "fuzz_command", "threads_command",
-           "ponder_command", "analysis_command", "soak_command", "gpu_command"]
+           "ponder_command", "analysis_command", "soak_group", "gpu_command"]
 
 
 def _timed(seconds: float) -> Any:
@@ -440,48 +440,69 @@ def analysis_command(positions: int, visits: int, threads_list: str, batch: int,
         for threads, row in result["settings"].items()))
 
 
-@click.command("soak", context_settings={"ignore_unknown_options": True})
-@click.argument("mode", type=click.Choice(["games", "analyze"]))
-@click.option("--games", type=click.IntRange(2), default=300, show_default=True,
-              help="games: consecutive games between the two engine processes.")
-@click.option("--visits", type=click.IntRange(1), default=16, show_default=True,
-              help="games: each engine's visits a move.")
-@click.option("--random-moves", type=click.IntRange(0), default=4, show_default=True,
-              help="games: random opening moves, so that the games differ.")
-@click.option("--seconds", type=click.FloatRange(1), default=3600.0, show_default=True,
-              help="analyze: how long the session lasts.")
-@click.option("--period", type=click.FloatRange(0.5), default=10.0, show_default=True,
-              help="analyze: seconds of analysis before the top move is played.")
-@click.option("--game-moves", type=click.IntRange(1), default=200, show_default=True,
-              help="analyze: moves after which a new game begins.")
-@click.option("--size", type=click.IntRange(2, 25), default=None, help="Board size [default: 9 games, 19 analyze].")
-@json_option
-@click.argument("gtp_args", nargs=-1, type=click.UNPROCESSED)
-def soak_command(mode: str, games: int, visits: int, random_moves: int, seconds: float, period: float,
-                 game_moves: int, size: int | None, as_json: bool, gtp_args: tuple[str, ...]) -> None:
+@click.group("soak")
+def soak_group() -> None:
     """A long session on engine gtp processes (GTP_ARGS: more engine gtp options, after --): resident memory
-    after the first game (analyze: after the first minute) and at the end, its growth over the second half (analyze:
-    the second half's median against the first's), speed at the start and at the end, errors.
+    once settled and at the end, its growth over the second half, speed at the start and at the end, errors."""
 
-    games: two processes play one game after another; analyze: one process, pondering, analyses with
-    kata-analyze and plays the top move every period."""
+
+_GTP_ARGS = click.argument("gtp_args", nargs=-1, type=click.UNPROCESSED)
+_PASSES_ON = {"ignore_unknown_options": True}
+
+
+@soak_group.command("games", context_settings=_PASSES_ON)
+@click.option("--games", type=click.IntRange(2), default=300, show_default=True,
+              help="Consecutive games between the two engine processes.")
+@click.option("--visits", type=click.IntRange(1), default=16, show_default=True, help="Each engine's visits a move.")
+@click.option("--random-moves", type=click.IntRange(0), default=4, show_default=True,
+              help="Random opening moves, so that the games differ.")
+@click.option("--size", type=click.IntRange(2, 25), default=9, show_default=True, help="Board size.")
+@json_option
+@_GTP_ARGS
+def soak_games_command(games: int, visits: int, random_moves: int, size: int, as_json: bool,
+                       gtp_args: tuple[str, ...]) -> None:
+    """Two engine gtp processes play one game after another: memory after the first game and at the end."""
     from tqdm import tqdm
 
-    from bench.soak import soak_analyze, soak_games
+    from bench.soak import soak_games
 
-    if mode == "games":
-        with tqdm(total=games, desc="soak", unit="game", file=sys.stderr) as bar:
-            result = _measured(soak_games, games, size or 9, visits, random_moves, list(gtp_args),
-                               lambda done: bar.update(done - bar.n))
-        speed = f"{result['moves_per_s_start']:.2f} -> {result['moves_per_s_end']:.2f} moves/s"
-        done = f"{result['games']} games, {result['moves']} moves in {result['seconds']:.0f} s"
-    else:
-        with tqdm(total=round(seconds), desc="soak", unit="s", file=sys.stderr) as bar:
-            result = _measured(soak_analyze, seconds, period, size or 19, game_moves, list(gtp_args),
-                               lambda elapsed: bar.update(round(elapsed) - bar.n))
-        speed = f"{result['visits_per_s_start']:.0f} -> {result['visits_per_s_end']:.0f} visits/s"
-        done = (f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s "
-                f"({result['stalled_periods']} stopped early with a full tree)")
+    with tqdm(total=games, desc="soak", unit="game", file=sys.stderr) as bar:
+        result = _measured(soak_games, games, size, visits, random_moves, list(gtp_args),
+                           lambda done: bar.update(done - bar.n))
+    _report_soak("games", result, gtp_args, as_json,
+                 f"{result['games']} games, {result['moves']} moves in {result['seconds']:.0f} s",
+                 f"{result['moves_per_s_start']:.2f} -> {result['moves_per_s_end']:.2f} moves/s")
+
+
+@soak_group.command("analyze", context_settings=_PASSES_ON)
+@click.option("--seconds", type=click.FloatRange(1), default=3600.0, show_default=True,
+              help="How long the session lasts.")
+@click.option("--period", type=click.FloatRange(0.5), default=10.0, show_default=True,
+              help="Seconds of analysis before the top move is played.")
+@click.option("--game-moves", type=click.IntRange(1), default=200, show_default=True,
+              help="Moves after which a new game begins.")
+@click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True, help="Board size.")
+@json_option
+@_GTP_ARGS
+def soak_analyze_command(seconds: float, period: float, game_moves: int, size: int, as_json: bool,
+                         gtp_args: tuple[str, ...]) -> None:
+    """One engine gtp process, pondering, analyses with kata-analyze and plays the top move every period:
+    memory after the first minute and at the end, the second half's median against the first's."""
+    from tqdm import tqdm
+
+    from bench.soak import soak_analyze
+
+    with tqdm(total=round(seconds), desc="soak", unit="s", file=sys.stderr) as bar:
+        result = _measured(soak_analyze, seconds, period, size, game_moves, list(gtp_args),
+                           lambda elapsed: bar.update(round(elapsed) - bar.n))
+    _report_soak("analyze", result, gtp_args, as_json,
+                 f"{result['periods']} periods of kata-analyze in {result['seconds']:.0f} s "
+                 f"({result['stalled_periods']} stopped early with a full tree)",
+                 f"{result['visits_per_s_start']:.0f} -> {result['visits_per_s_end']:.0f} visits/s")
+
+
+def _report_soak(mode: str, result: dict[str, Any], gtp_args: tuple[str, ...], as_json: bool, done: str,
+                 speed: str) -> None:
     memory = (f"{_megabytes(result['rss_first_mb'])} -> {_megabytes(result['rss_last_mb'])} MB resident "
               f"(largest growth {100 * result['rss_growth']:+.1f}%")
     if "rss_growth_second_half" in result:
