@@ -22,7 +22,7 @@ analysisPVLen              moves of a ``pv`` after its first (default 15)
 cpuctExploration           ``SearchConfig.c_puct``
 fpuReductionMax            ``SearchConfig.fpu_reduction``
 rootFpuReductionMax        ``SearchConfig.root_fpu_reduction``
-nnCacheSizePowerOfTwo      network cache entries, ``2 ** n`` (at most ``2 ** 18``; -1: none)
+nnCacheSizePowerOfTwo      network cache entries, ``2 ** n`` (at most ``2 ** 16``; -1: none)
 nnRandomize                a random board symmetry per network evaluation
 rules                      the rules of a query that gives none
 humanSLProfile             play a level: the nearest to the profile's rank (:func:`profile_level`)
@@ -51,8 +51,10 @@ __all__ = ["AnalysisConfig", "ConfigError", "PERSPECTIVES", "read_config", "pars
            "profile_level"]
 
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
-MAX_CACHE_POWER = 18
-"""A cache entry holds every head's row as numpy arrays: 2**20 of them (KaTrain's setting) would take gigabytes."""
+MAX_CACHE_POWER = 16
+"""A cache entry holds every head's row, and the cache commits all its memory at its first store: 2**16 19x19
+entries take about 200 MB and half a second to write; 2**20 (KaTrain's setting) would take 3 GB and stall the
+first query of a session for many seconds, more than its ``maxTime``."""
 
 
 class ConfigError(EngineError, ValueError):

@@ -433,10 +433,14 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
 
     options = replace(config.evaluator, ahead_of_time=True)   # no query waits for a compile in this process
 
+    loaded: dict[int, Evaluator] = {}
+
     def evaluator_for(rules: Rules) -> Evaluator:
-        evaluator = load_evaluator(rules, model_for(rules), options)
-        compile_ahead(evaluator, rules.size)
-        return evaluator
+        """One evaluator a board size, the warm-up's included: its cache is committed once, not again per query."""
+        if rules.size not in loaded:
+            loaded[rules.size] = load_evaluator(rules, model_for(rules), options)
+            compile_ahead(loaded[rules.size], rules.size)
+        return loaded[rules.size]
 
     rules = Rules.go(size)
     try:

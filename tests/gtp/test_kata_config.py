@@ -42,7 +42,7 @@ def test_settings_map_onto_the_engines_and_the_rest_are_named() -> None:
     assert (config.visits, config.seconds, config.search.batch_size, config.analysis_threads) == (40, 2.5, 8, 12)
     assert config.concurrent == 4  # 32 positions a call / 8 leaves a search
     assert config.perspective == "WHITE" and config.root_policy_temperature == pytest.approx(4.0)
-    assert config.search.c_puct == 1.5 and config.evaluator.cache_size == 1 << 18 and config.evaluator.random_symmetry
+    assert config.search.c_puct == 1.5 and config.evaluator.cache_size == 1 << 16 and config.evaluator.random_symmetry
     assert config.rules == "japanese"
     for key, value in (("maxVisits", "0"), ("maxTime", "-1"), ("reportAnalysisWinratesAs", "GREEN"),
                        ("nnRandomize", "maybe"), ("numSearchThreads", "x")):
