@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.core.board import INFO_LEN, ROWS, TO_PLAY, Geometry, geometry
-from engine.core.dispatch import game_result, pack_rules, terminal_value
+from engine.core.dispatch import pack_rules
 from engine.core.game import Game
 from engine.core.position import PositionBatch
 from engine.core.rules import Rules
@@ -54,6 +54,7 @@ from engine.search.tree import (
     expand_and_backup,
     principal_variation,
     select_leaves,
+    terminal_outcome,
 )
 
 __all__ = ["SearchResult", "Search", "SearchJob", "NODE_BYTES", "nodes_within"]
@@ -447,9 +448,10 @@ class Search:
         children = tree.children()
         root_visits = tree.root_visits
         value = -float(tree.floats[VALUE_SUM, 0]) / root_visits if root_visits else float(tree.floats[NET_VALUE, 0])
+        score = None   # a finished game's count, exactly
         if root.is_over:
-            value = float(terminal_value(root.cells, root.info, self.geo.width, self.geo.action_point,
-                                         self.spec, float(self.rules.komi)))
+            value, score = terminal_outcome(root.cells, root.info, self.geo.width, self.geo.action_point, self.spec,
+                                            float(self.rules.komi))
         line = np.zeros(64, dtype=np.int64)
         length = principal_variation(tree.ints, 0, line)
         targets = {"value": value, **self._targets(visits, q, priors)}  # a Gumbel search has its own value
@@ -465,10 +467,8 @@ class Search:
         result = SearchResult(visits, q, priors, simulations=simulations, seconds=seconds,
                               pv=[int(a) for a in line[:length]], ownership=self.ownership(), proven=proven, **targets)
         result = replace(result, solved_action=_solved_action(result, tree.ints[ACTION, children]))
-        if root.is_over and self.rules.game == "go":   # the count of the finished game, exactly
-            _, lead = game_result(root.cells, root.info, self.geo.width, self.geo.action_point, self.spec,
-                                  float(self.rules.komi))
-            return replace(result, score_mean=float(lead if root.to_play == BLACK else -lead), score_stdev=0.0)
+        if score is not None and self.rules.game == "go":
+            return replace(result, score_mean=float(score), score_stdev=0.0)
         if not self._has_score or not root_visits:
             return result
         moves, stdevs = np.zeros(actions, dtype=np.float32), np.zeros(actions, dtype=np.float32)

@@ -69,7 +69,8 @@ __all__ = ["VISITS", "VIRTUAL", "ACTION", "PARENT", "FIRST_CHILD", "NUM_CHILDREN
            "VALUE_SUM", "PRIOR", "NET_VALUE", "SCORE_SUM", "SCORE_SQUARES", "VALUE_SQUARES", "FLOAT_ROWS",
            "UNEXPANDED", "PENDING", "UNPROVEN", "PROVEN_WIN", "PROVEN_LOSS", "STDEV_PRIOR", "STDEV_PRIOR_WEIGHT",
            "reset_tree", "value_stdev", "exploration_factor", "value_stdevs", "select_leaves", "expand_and_backup",
-           "compact_subtree", "principal_variation", "root_children_of", "Tree", "compile_kernels_beside_selection"]
+           "compact_subtree", "principal_variation", "terminal_outcome", "root_children_of", "Tree",
+           "compile_kernels_beside_selection"]
 
 VISITS, VIRTUAL, ACTION, PARENT, FIRST_CHILD, NUM_CHILDREN, PROVEN = 0, 1, 2, 3, 4, 5, 6
 INT_ROWS = 7
@@ -278,7 +279,7 @@ def _release(ints, leaf):
 
 
 @njit(cache=True)
-def _terminal(cells, info, W, action_point, spec, komi):
+def terminal_outcome(cells, info, W, action_point, spec, komi):
     """``(value, score)`` of a finished game for the side to move: +1 / -1 / 0 and its lead in points."""
     winner, lead = game_result(cells, info, W, action_point, spec, komi)
     mover = info[TO_PLAY]
@@ -345,7 +346,7 @@ def select_leaves(ints, floats, root_cells, root_info, zobrist, W, action_point,
             finished += 1
             continue
         if is_terminal(cells, info, spec):
-            value, score = _terminal(cells, info, W, action_point, spec, komi)
+            value, score = terminal_outcome(cells, info, W, action_point, spec, komi)
             _prove(ints, node, value)
             _backup(ints, floats, node, value, scored, score, score * score)
             finished += 1
@@ -694,7 +695,7 @@ def compile_kernels_beside_selection(position: Position) -> None:
     _prove(ints, root, 0.0)
     geo, spec = position.geo, pack_rules(position.rules)
     is_terminal(position.cells, position.info, spec)
-    _terminal(position.cells, position.info, geo.width, geo.action_point, spec, float(position.rules.komi))
+    terminal_outcome(position.cells, position.info, geo.width, geo.action_point, spec, float(position.rules.komi))
     legal = np.ones((1, 2), dtype=np.bool_)
     expand_and_backup(ints, floats, tree.count, np.zeros(1, dtype=np.int64), 1, legal,
                       np.full((1, 2), 0.5, dtype=np.float32), np.zeros(1, dtype=np.float32),
