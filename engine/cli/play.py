@@ -433,14 +433,10 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
 
     options = replace(config.evaluator, ahead_of_time=True)   # no query waits for a compile in this process
 
-    loaded: dict[int, Evaluator] = {}
-
     def evaluator_for(rules: Rules) -> Evaluator:
-        """One evaluator a board size, the warm-up's included: its cache is committed once, not again per query."""
-        if rules.size not in loaded:
-            loaded[rules.size] = load_evaluator(rules, model_for(rules), options)
-            compile_ahead(loaded[rules.size], rules.size)
-        return loaded[rules.size]
+        evaluator = load_evaluator(rules, model_for(rules), options)
+        compile_ahead(evaluator, rules.size)
+        return evaluator
 
     rules = Rules.go(size)
     try:
@@ -454,5 +450,10 @@ def _serve_analysis(config: AnalysisConfig, model: str | None, bundled: bool, qu
                  LARGE, model_for(Rules.go(LARGE)))
     log.info("analysis engine ready: %s (%r), %d positions at a time", model_for(rules) or "uniform priors",
              evaluator, config.concurrent)
-    AnalysisSession(config, evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting,
+    def session_evaluator_for(query_rules: Rules) -> Evaluator:
+        """The warm-up's evaluator for its board size (a second one would commit its cache again), a new one
+        for any other size (the session keeps one a size)."""
+        return evaluator if query_rules.size == rules.size else evaluator_for(query_rules)
+
+    AnalysisSession(config, session_evaluator_for, sys.stdin.buffer, sys.stdout.buffer, quit_without_waiting,
                     model_for=model_for).run()
